@@ -1,0 +1,48 @@
+# The Speed games platform. Two commands on a fresh machine (Python >= 3.11 and make):
+#   make run    the whole platform, data kept under .data/
+#   make test   every test, against throwaway servers the tests start themselves
+PYTHON ?= python3
+VENV := .venv
+TOOLS := .tools
+UV := $(TOOLS)/bin/uv
+PY := $(VENV)/bin/python
+UV_VERSION := 0.13.9
+export UV_PROJECT_ENVIRONMENT := $(VENV)
+export PYTHONDONTWRITEBYTECODE := 1
+
+.PHONY: run test venv lint typecheck contracts demo bench clean
+
+# uv itself comes from PyPI into a tools folder; everything else from the lock file.
+$(UV):
+	$(PYTHON) -m venv $(TOOLS)
+	$(TOOLS)/bin/pip install --quiet --disable-pip-version-check uv==$(UV_VERSION)
+
+$(VENV)/.synced: $(UV) pyproject.toml uv.lock
+	$(UV) sync --frozen --python $(PYTHON) --quiet
+	@touch $@
+
+venv: $(VENV)/.synced
+
+run: venv
+	$(PY) -m libs.devservers.stack
+
+test: venv contracts lint typecheck
+	$(PY) -m pytest -q -p no:cacheprovider
+
+contracts: venv
+	$(VENV)/bin/lint-imports
+
+lint: venv
+	$(VENV)/bin/ruff check .
+
+typecheck: venv
+	$(VENV)/bin/mypy libs services
+
+demo: venv
+	$(PY) -m tools.demo
+
+bench: venv
+	$(PY) -m tools.bench
+
+clean:
+	rm -rf $(VENV) $(TOOLS)

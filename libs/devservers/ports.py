@@ -1,0 +1,36 @@
+"""Finding free TCP ports on the loopback interface."""
+
+import socket
+
+
+def free_port(preferred: int | None = None) -> int:
+    """Return `preferred` if it is free on 127.0.0.1, otherwise a port the kernel reports as free."""
+    if preferred is not None and _is_free(preferred):
+        return preferred
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def _is_free(port: int) -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+        return True
+
+
+def wait_for_port(port: int, timeout: float = 20.0) -> None:
+    """Block until something accepts connections on 127.0.0.1:`port`, or raise TimeoutError."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+            sock.settimeout(0.5)
+            if sock.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.05)
+    raise TimeoutError(f"nothing listens on 127.0.0.1:{port} after {timeout} s")

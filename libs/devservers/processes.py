@@ -1,0 +1,80 @@
+"""Starting the platform's services as separate processes and waiting until they are ready."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import httpx
+
+from libs.devservers.ports import free_port
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+# Default HTTP ports for `make run`; a taken port is replaced by a free one.
+DEFAULT_PORTS = {"lobby": 8101, "table": 8102, "bot": 8103, "ledger": 8104, "leaderboard": 8105}
+SERVICES = tuple(DEFAULT_PORTS)
+
+
+@dataclass
+class ServiceProcess:
+    """One `python -m services.<name>` process on its own port."""
+
+    name: str
+    env: dict[str, str]
+    port: int = 0
+    log_path: Path | None = None
+    extra_env: dict[str, str] = field(default_factory=dict)
+    _process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> ServiceProcess:
+        """Start the process (not waiting for readiness)."""
+        if not self.port:
+            self.port = free_port(DEFAULT_PORTS.get(self.name))
+        env = {**os.environ, **self.env, **self.extra_env, "PORT": str(self.port)}
+        output = open(self.log_path, "ab") if self.log_path else subprocess.DEVNULL  # noqa: SIM115
+        self._process = subprocess.Popen(
+            [sys.executable, "-m", f"services.{self.name}"], cwd=REPO_ROOT, env=env,
+            stdout=output, stderr=subprocess.STDOUT, start_new_session=True,
+        )
+        return self
+
+    def wait_ready(self, timeout: float = 30.0) -> None:
+        """Block until /readyz answers 200, or raise (with the process's fate) after `timeout`."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self._process is not None and self._process.poll() is not None:
+                raise RuntimeError(f"service {self.name} exited with {self._process.returncode}")
+            try:
+                if httpx.get(f"{self.url}/readyz", timeout=1.0).status_code == 200:
+                    return
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.1)
+        raise TimeoutError(f"service {self.name} not ready after {timeout} s")
+
+    def is_running(self) -> bool:
+        return self._process is not None and self._process.poll() is None
+
+    def stop(self, kill: bool = False) -> None:
+        """Stop the process: SIGTERM for a graceful stop, SIGKILL when `kill` (a crash)."""
+        if self._process is None:
+            return
+        if kill:
+            self._process.kill()
+        else:
+            self._process.terminate()
+        try:
+            self._process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            self._process.kill()
+            self._process.wait()
+        self._process = None

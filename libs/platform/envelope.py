@@ -1,0 +1,89 @@
+"""The event envelope of a game's log, and its SHA-256 hash chain."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from libs.platform.canonical import canonical_json, sha256_hex
+
+GENESIS = "0" * 64
+
+
+class EventType:
+    """The event types of a game's log (past tense: they happened)."""
+
+    GAME_STARTED = "GameStarted"
+    MOVE_MADE = "MoveMade"
+    PLAYER_LEFT = "PlayerLeft"
+    GAME_ENDED = "GameEnded"
+
+
+class ChainBroken(Exception):
+    """The log's hash chain does not hold: an event was changed, removed or reordered."""
+
+
+@dataclass(frozen=True)
+class Event:
+    """One entry of a game's log: `n` counts from 1, `hash` covers every other field and `prev`."""
+
+    game_id: str
+    n: int
+    type: str
+    at: str
+    actor: str
+    rules: str
+    data: dict[str, Any] = field(default_factory=dict)
+    prev: str = GENESIS
+    hash: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        """Return the envelope as plain JSON data."""
+        return asdict(self)
+
+    def encode(self) -> bytes:
+        """Return the canonical bytes stored in the log."""
+        return canonical_json(self.to_json())
+
+    @property
+    def msg_id(self) -> str:
+        """The JetStream de-duplication id: a retried append of the same event is stored once."""
+        return f"{self.game_id}:{self.n}"
+
+    @staticmethod
+    def decode(raw: bytes | str) -> Event:
+        """Parse stored bytes back into an Event."""
+        import json
+
+        return Event(**json.loads(raw))
+
+
+def compute_hash(event: Event) -> str:
+    """Return the SHA-256 over the canonical JSON of the event without its own hash."""
+    body = event.to_json()
+    body.pop("hash")
+    return sha256_hex(canonical_json(body))
+
+
+def new_event(
+    *, game_id: str, n: int, type: str, actor: str, rules: str, data: dict[str, Any], prev: str,
+    at: datetime | None = None,
+) -> Event:
+    """Build a sealed event that chains onto `prev`."""
+    stamp = (at or datetime.now(UTC)).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    draft = Event(game_id=game_id, n=n, type=type, at=stamp, actor=actor, rules=rules, data=data, prev=prev)
+    return Event(**{**draft.to_json(), "hash": compute_hash(draft)})
+
+
+def verify_chain(events: list[Event]) -> None:
+    """Raise ChainBroken unless the events are numbered 1..k, each hash is right and each links to the last."""
+    prev = GENESIS
+    for expected_n, event in enumerate(events, start=1):
+        if event.n != expected_n:
+            raise ChainBroken(f"event {expected_n} missing (found n={event.n})")
+        if event.prev != prev:
+            raise ChainBroken(f"event {event.n} does not link to event {event.n - 1}")
+        if compute_hash(event) != event.hash:
+            raise ChainBroken(f"event {event.n} was changed after it was written")
+        prev = event.hash

@@ -1,0 +1,51 @@
+"""JSON-lines logging through structlog, with the service name and a correlation id on every line."""
+
+from __future__ import annotations
+
+import logging
+import sys
+import uuid
+from contextvars import ContextVar
+from typing import Any
+
+import structlog
+
+correlation_id: ContextVar[str | None] = ContextVar("correlation_id", default=None)
+
+CORRELATION_HEADER = "Speed-Correlation-Id"
+
+
+def new_correlation_id() -> str:
+    """Return a fresh correlation id."""
+    return uuid.uuid4().hex
+
+
+def _add_correlation(_: Any, __: str, event: dict[str, Any]) -> dict[str, Any]:
+    cid = correlation_id.get()
+    if cid is not None:
+        event.setdefault("correlation_id", cid)
+    return event
+
+
+def configure_logging(service: str, level: str = "info") -> None:
+    """Send JSON log lines to stdout, each carrying `service`."""
+    logging.basicConfig(format="%(message)s", stream=sys.stdout, level=level.upper())
+    structlog.configure(
+        processors=[
+            structlog.contextvars.merge_contextvars,
+            structlog.processors.add_log_level,
+            structlog.processors.TimeStamper(fmt="iso", utc=True),
+            _add_correlation,
+            structlog.processors.format_exc_info,
+            structlog.processors.JSONRenderer(),
+        ],
+        wrapper_class=structlog.make_filtering_bound_logger(logging.getLevelName(level.upper())),
+        logger_factory=structlog.PrintLoggerFactory(),
+        cache_logger_on_first_use=True,
+    )
+    structlog.contextvars.bind_contextvars(service=service)
+
+
+def get_logger(**bound: Any) -> Any:
+    """Return a structlog logger with `bound` fields."""
+    return structlog.get_logger().bind(**bound)

@@ -1,0 +1,206 @@
+"""The composition root every service shares: a FastAPI app whose lifespan runs the NATS workers."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from typing import Annotated, Any
+
+import nats
+from fastapi import APIRouter, Depends, FastAPI, Header, HTTPException, Request, Response
+from fastapi.responses import JSONResponse
+from nats.aio.client import Client as NatsClient
+from nats.js import JetStreamContext
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncEngine
+from starlette.routing import Match
+
+from libs.platform.auth import Identity, InvalidToken, verify_token
+from libs.platform.database import create_engine
+from libs.platform.logging import CORRELATION_HEADER, configure_logging, correlation_id, get_logger
+from libs.platform.metrics import HTTP_LATENCY, HTTP_REQUESTS, render_metrics
+from libs.platform.rpc import CommandRefused
+from libs.platform.settings import Settings, get_settings
+from libs.platform.streams import ensure_streams
+
+
+@dataclass
+class Runtime:
+    """What a service's handlers and workers share: settings and live connections."""
+
+    name: str
+    settings: Settings
+    nc: NatsClient
+    js: JetStreamContext
+    engine: AsyncEngine | None = None
+    extras: dict[str, Any] = field(default_factory=dict)
+
+
+Worker = Callable[[Runtime], Awaitable[None]]
+Startup = Callable[[Runtime], Awaitable[None]]
+
+
+def get_runtime(request: Request) -> Runtime:
+    """FastAPI dependency: the service's runtime."""
+    runtime: Runtime = request.app.state.runtime
+    return runtime
+
+
+RuntimeDep = Annotated[Runtime, Depends(get_runtime)]
+
+
+def current_identity(request: Request, authorization: Annotated[str | None, Header()] = None) -> Identity:
+    """FastAPI dependency: the player behind the bearer token, or 401."""
+    if authorization is None or not authorization.lower().startswith("bearer "):
+        raise HTTPException(401, "Anmeldung fehlt: Bearer-Token erforderlich.",
+                            headers={"WWW-Authenticate": "Bearer"})
+    try:
+        return verify_token(request.app.state.runtime.settings.auth_secret, authorization[7:].strip())
+    except InvalidToken as error:
+        raise HTTPException(401, "Ungültiges oder abgelaufenes Token.",
+                            headers={"WWW-Authenticate": "Bearer"}) from error
+
+
+CurrentPlayer = Annotated[Identity, Depends(current_identity)]
+
+
+async def connect_nats(settings: Settings, name: str) -> NatsClient:
+    """Connect to NATS, retrying while the server comes up, and reconnecting for ever afterwards."""
+    return await nats.connect(
+        settings.nats_url, name=name, max_reconnect_attempts=-1, reconnect_time_wait=0.5,
+        connect_timeout=5, allow_reconnect=True,
+    )
+
+
+def create_service_app(
+    name: str,
+    *,
+    routers: Sequence[APIRouter] = (),
+    workers: Sequence[Worker] = (),
+    on_startup: Sequence[Startup] = (),
+    uses_database: bool = False,
+    settings: Settings | None = None,
+) -> FastAPI:
+    """Build the service's app: /healthz, /readyz, /metrics, `routers`, and `workers` run in the lifespan."""
+    settings = settings or get_settings()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        configure_logging(name, settings.log_level)
+        log = get_logger()
+        nc = await connect_nats(settings, name)
+        js = nc.jetstream()
+        await ensure_streams(js)
+        engine = create_engine(settings) if uses_database else None
+        runtime = Runtime(name=name, settings=settings, nc=nc, js=js, engine=engine)
+        app.state.runtime = runtime
+        for step in on_startup:
+            await step(runtime)
+        tasks = [asyncio.create_task(_supervise(worker, runtime), name=getattr(worker, "__name__", "worker"))
+                 for worker in workers]
+        app.state.ready = True
+        log.info("service_started", workers=len(tasks))
+        try:
+            yield
+        finally:
+            app.state.ready = False
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            try:
+                await nc.drain()
+            except Exception:
+                await nc.close()
+            if engine is not None:
+                await engine.dispose()
+            log.info("service_stopped")
+
+    app = FastAPI(title=f"Speed {name}", lifespan=lifespan)
+    app.state.ready = False
+
+    @app.middleware("http")
+    async def observe(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
+        token = correlation_id.set(request.headers.get(CORRELATION_HEADER) or None)
+        started = time.perf_counter()
+        route = _route_template(request)
+        try:
+            response = await call_next(request)
+        finally:
+            correlation_id.reset(token)
+        if route != "/metrics":
+            HTTP_LATENCY.labels(name, request.method, route).observe(time.perf_counter() - started)
+            HTTP_REQUESTS.labels(name, request.method, route, str(response.status_code)).inc()
+        return response
+
+    @app.exception_handler(CommandRefused)
+    async def refused(_: Request, error: CommandRefused) -> JSONResponse:
+        return JSONResponse({"detail": error.reason, "code": error.code}, status_code=error.status)
+
+    @app.get("/healthz", tags=["operations"])
+    async def healthz() -> dict[str, str]:
+        """The process is alive."""
+        return {"status": "ok", "service": name}
+
+    @app.get("/readyz", tags=["operations"])
+    async def readyz(request: Request) -> JSONResponse:
+        """The service can do its work: NATS connected (and the database answering, where it has one)."""
+        runtime: Runtime | None = getattr(request.app.state, "runtime", None)
+        problems = []
+        if runtime is None or not request.app.state.ready:
+            problems.append("starting")
+        else:
+            if not runtime.nc.is_connected:
+                problems.append("nats")
+            if runtime.engine is not None:
+                try:
+                    async with runtime.engine.connect() as connection:
+                        await connection.execute(text("SELECT 1"))
+                except Exception:
+                    problems.append("database")
+        status = 200 if not problems else 503
+        return JSONResponse({"status": "ready" if not problems else "not ready", "problems": problems},
+                            status_code=status)
+
+    @app.get("/metrics", tags=["operations"])
+    async def metrics() -> Response:
+        """Prometheus metrics of this process."""
+        body, content_type = render_metrics()
+        return Response(body, media_type=content_type)
+
+    for router in routers:
+        app.include_router(router)
+    return app
+
+
+async def _supervise(worker: Worker, runtime: Runtime) -> None:
+    """Run a worker, restarting it after a crash (a worker must never silently stop)."""
+    log = get_logger(worker=getattr(worker, "__name__", "worker"))
+    while True:
+        try:
+            await worker(runtime)
+            return
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("worker_crashed")
+            await asyncio.sleep(1.0)
+
+
+def _route_template(request: Request) -> str:
+    for route in request.app.router.routes:
+        match, _ = route.matches(request.scope)
+        if match == Match.FULL:
+            return str(getattr(route, "path", request.url.path))
+    return "unmatched"
+
+
+def run_service(app: FastAPI, default_port: int) -> None:
+    """Serve `app` with uvicorn on HOST:PORT (PORT=0 means `default_port`)."""
+    import uvicorn
+
+    settings = get_settings()
+    uvicorn.run(app, host=settings.host, port=settings.port or default_port, log_level="warning",
+                access_log=False, timeout_graceful_shutdown=5)

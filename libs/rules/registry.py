@@ -1,0 +1,49 @@
+"""The registry of rule modules, keyed by ``rules_id`` (``"speedmosaik@1"``)."""
+
+from __future__ import annotations
+
+from libs.rules.protocol import RuleModule
+
+_MODULES: dict[str, RuleModule] = {}
+
+
+class UnknownRules(KeyError):
+    """No rule module is registered under this id or game."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+    def __str__(self) -> str:
+        return self.message
+
+
+def register(module: RuleModule) -> RuleModule:
+    """Register a module under its rules_id; registering the same object again is a no-op."""
+    existing = _MODULES.get(module.rules_id)
+    if existing is not None and existing is not module:
+        raise ValueError(f"rules {module.rules_id!r} are already registered")
+    _MODULES[module.rules_id] = module
+    return module
+
+
+def get(rules_id: str) -> RuleModule:
+    """Return the module registered as ``rules_id``; raise UnknownRules otherwise."""
+    try:
+        return _MODULES[rules_id]
+    except KeyError:
+        known = ", ".join(sorted(_MODULES)) or "keine"
+        raise UnknownRules(f"unknown rules {rules_id!r} (registered: {known})") from None
+
+
+def latest(game: str) -> RuleModule:
+    """Return the highest registered version of a game; raise UnknownRules if there is none."""
+    candidates = [module for module in _MODULES.values() if module.game == game]
+    if not candidates:
+        raise UnknownRules(f"no rules registered for game {game!r}")
+    return max(candidates, key=lambda module: module.version)
+
+
+def all_modules() -> list[RuleModule]:
+    """Return every registered module, sorted by rules_id."""
+    return [_MODULES[key] for key in sorted(_MODULES)]

@@ -1,0 +1,275 @@
+"""Kachelwand scoring: wall adjacency, the round-end tiling, end bonuses and the final ranking."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from libs.rules.protocol import ComputationLine, Outcome, leaderboard_points, shared_places
+from libs.rules.speedmosaik.state import Board, PatternLine
+from libs.rules.speedmosaik.texts import phrase, seat_name, signed
+from libs.rules.speedmosaik.tiles import (
+    BONUS_COLOUR,
+    BONUS_COLUMN,
+    BONUS_ROW,
+    COLOURS,
+    START_TILE,
+    WALL_SIZE,
+    colour_name,
+    floor_penalty,
+    wall_column,
+)
+
+Wall = tuple[tuple[bool, ...], ...]
+
+
+@dataclass(frozen=True)
+class TilePoints:
+    """Points of one tile hung on the wall: the horizontal and vertical chains it lies in."""
+
+    horizontal: int
+    vertical: int
+
+    @property
+    def points(self) -> int:
+        """Return 1 for a lone tile, else the lengths of all chains longer than 1 added together."""
+        if self.horizontal == 1 and self.vertical == 1:
+            return 1
+        return (self.horizontal if self.horizontal > 1 else 0) + (self.vertical if self.vertical > 1 else 0)
+
+    def explanation(self) -> str:
+        """Return the German computation without the result: "3 waagerecht + 2 senkrecht"."""
+        parts = []
+        if self.horizontal > 1:
+            parts.append(f"{self.horizontal} waagerecht")
+        if self.vertical > 1:
+            parts.append(f"{self.vertical} senkrecht")
+        return " + ".join(parts) if parts else "einzeln"
+
+
+def chain_points(wall: Wall, row: int, column: int) -> TilePoints:
+    """Return the chains through (row, column) on a wall where that cell is already filled."""
+    horizontal = 1
+    c = column - 1
+    while c >= 0 and wall[row][c]:
+        horizontal += 1
+        c -= 1
+    c = column + 1
+    while c < WALL_SIZE and wall[row][c]:
+        horizontal += 1
+        c += 1
+    vertical = 1
+    r = row - 1
+    while r >= 0 and wall[r][column]:
+        vertical += 1
+        r -= 1
+    r = row + 1
+    while r < WALL_SIZE and wall[r][column]:
+        vertical += 1
+        r += 1
+    return TilePoints(horizontal, vertical)
+
+
+def place_on_wall(wall: Wall, row: int, column: int) -> Wall:
+    """Return a wall with (row, column) filled."""
+    return tuple(
+        tuple(True if (r == row and c == column) else cell for c, cell in enumerate(cells))
+        for r, cells in enumerate(wall)
+    )
+
+
+def wall_tile_line(row: int, colour: str, tile: TilePoints) -> ComputationLine:
+    """Return the Rechenweg line of one tile: label "Reihe 2, Blau: 3 waagerecht + 2 senkrecht"."""
+    return ComputationLine(
+        label=f"Reihe {row + 1}, {colour_name(colour)}: {tile.explanation()}",
+        points=tile.points,
+        key="kachelwand.rechenweg.fliese",
+        params={
+            "reihe": row + 1,
+            "farbe": colour,
+            "spalte": wall_column(row, colour) + 1,
+            "waagerecht": tile.horizontal,
+            "senkrecht": tile.vertical,
+        },
+    )
+
+
+@dataclass(frozen=True)
+class RoundScore:
+    """A board after the round-end tiling, the tiles it gives to the lid and its Rechenweg."""
+
+    board: Board
+    to_lid: tuple[str, ...]
+    placed: tuple[tuple[int, str, TilePoints], ...]
+    floor_points: int
+    floor_count: int
+    delta: int
+
+
+def score_round(board: Board) -> RoundScore:
+    """Hang one tile of every full pattern line on the wall (top to bottom) and apply the floor."""
+    wall = board.wall
+    lines: list[PatternLine] = list(board.pattern_lines)
+    to_lid: list[str] = []
+    computation: list[ComputationLine] = []
+    placed: list[tuple[int, str, TilePoints]] = []
+    for row, line in enumerate(board.pattern_lines):
+        if line.colour is None or line.count < row + 1:
+            continue
+        column = wall_column(row, line.colour)
+        wall = place_on_wall(wall, row, column)
+        tile = chain_points(wall, row, column)
+        placed.append((row, line.colour, tile))
+        computation.append(wall_tile_line(row, line.colour, tile))
+        to_lid.extend([line.colour] * (line.count - 1))
+        lines[row] = PatternLine()
+    floor_count = len(board.floor)
+    floor_points = floor_penalty(floor_count)
+    if floor_count:
+        computation.append(
+            ComputationLine(
+                label=f"Boden: {floor_count} {'Stein' if floor_count == 1 else 'Steine'}",
+                points=floor_points,
+                key="kachelwand.rechenweg.boden",
+                params={"anzahl": floor_count},
+            )
+        )
+    to_lid.extend(tile for tile in board.floor if tile != START_TILE)
+    raw = sum(tile.points for _, _, tile in placed) + floor_points
+    new_score = max(0, board.score + raw)
+    delta = new_score - board.score
+    if delta != raw:
+        computation.append(
+            ComputationLine(
+                label="Nicht unter 0",
+                points=delta - raw,
+                key="kachelwand.rechenweg.nicht_unter_null",
+                params={},
+            )
+        )
+    new_board = replace(
+        board,
+        pattern_lines=tuple(lines),
+        wall=wall,
+        floor=(),
+        score=new_score,
+        round_points=(*board.round_points, delta),
+        last_round_lines=tuple(computation),
+    )
+    return RoundScore(new_board, tuple(to_lid), tuple(placed), floor_points, floor_count, delta)
+
+
+def full_rows(wall: Wall) -> int:
+    """Return how many horizontal wall rows are full."""
+    return sum(1 for row in wall if all(row))
+
+
+def full_columns(wall: Wall) -> int:
+    """Return how many vertical wall columns are full."""
+    return sum(1 for column in range(WALL_SIZE) if all(wall[row][column] for row in range(WALL_SIZE)))
+
+
+def full_colours(wall: Wall) -> int:
+    """Return how many colours hang on the wall with all five tiles."""
+    return sum(
+        1
+        for colour in COLOURS
+        if all(wall[row][wall_column(row, colour)] for row in range(WALL_SIZE))
+    )
+
+
+def bonus_lines(wall: Wall) -> tuple[ComputationLine, ...]:
+    """Return the three end-bonus lines: full rows ×2, full columns ×7, full colours ×10."""
+    rows, columns, colours = full_rows(wall), full_columns(wall), full_colours(wall)
+    return (
+        ComputationLine(
+            f"Volle Reihen: {rows} × {BONUS_ROW}", rows * BONUS_ROW, "kachelwand.bonus.reihen",
+            {"anzahl": rows, "je": BONUS_ROW},
+        ),
+        ComputationLine(
+            f"Volle Spalten: {columns} × {BONUS_COLUMN}", columns * BONUS_COLUMN, "kachelwand.bonus.spalten",
+            {"anzahl": columns, "je": BONUS_COLUMN},
+        ),
+        ComputationLine(
+            f"Alle Fliesen einer Farbe: {colours} × {BONUS_COLOUR}", colours * BONUS_COLOUR,
+            "kachelwand.bonus.farben", {"anzahl": colours, "je": BONUS_COLOUR},
+        ),
+    )
+
+
+def apply_end_bonuses(board: Board) -> Board:
+    """Return the board with its end bonuses added to the score."""
+    lines = bonus_lines(board.wall)
+    return replace(board, score=board.score + sum(line.points for line in lines), bonus_lines=lines)
+
+
+def outcome_lines(board: Board) -> tuple[ComputationLine, ...]:
+    """Return the final Rechenweg of a board: one line per round, then the end bonuses."""
+    rounds = tuple(
+        ComputationLine(
+            label=f"Wandpunkte Runde {number}",
+            points=points,
+            key="kachelwand.ergebnis.runde",
+            params={"runde": number},
+        )
+        for number, points in enumerate(board.round_points, start=1)
+    )
+    return rounds + board.bonus_lines
+
+
+def final_outcome(boards: tuple[Board, ...]) -> Outcome:
+    """Rank the boards: score, then more full rows; equal seats share the better place."""
+    scores = tuple(board.score for board in boards)
+    rows = tuple(board.complete_rows() for board in boards)
+    places = shared_places(tuple((score, row) for score, row in zip(scores, rows, strict=True)))
+    winners = [seat for seat, place in enumerate(places) if place == 1]
+    best = scores[winners[0]]
+    if len(winners) == 1:
+        summary = phrase(
+            "kachelwand.ergebnis.sieg",
+            f"{seat_name(winners[0])} gewinnt mit {best} Punkten.",
+            platz=winners[0] + 1,
+            punkte=best,
+        )
+    else:
+        names = " und ".join(seat_name(seat) for seat in winners)
+        summary = phrase(
+            "kachelwand.ergebnis.gleichstand",
+            f"{names} teilen sich den ersten Platz mit je {best} Punkten "
+            f"und {rows[winners[0]]} vollen Reihen.",
+            plaetze=[seat + 1 for seat in winners],
+            punkte=best,
+            volle_reihen=rows[winners[0]],
+        )
+    return Outcome(
+        places=places,
+        scores=scores,
+        tie_break=rows,
+        lines=tuple(outcome_lines(board) for board in boards),
+        leaderboard_points=leaderboard_points(scores, places),
+        summary=summary,
+    )
+
+
+def preview_wall_points(board: Board, row: int, colour: str) -> TilePoints:
+    """Return the chains the tile of pattern line ``row`` would score if it is hung this round end.
+
+    Full pattern lines above are hung first (tiling runs top to bottom); lines below come later.
+    """
+    wall = board.wall
+    for upper in range(row):
+        line = board.pattern_lines[upper]
+        if line.colour is not None and line.count == upper + 1:
+            wall = place_on_wall(wall, upper, wall_column(upper, line.colour))
+    column = wall_column(row, colour)
+    wall = place_on_wall(wall, row, column)
+    return chain_points(wall, row, column)
+
+
+def round_summary_text(seat: int, result: RoundScore) -> str:
+    """Return the German log line of a seat's round result."""
+    parts = [f"{seat_name(seat)}: Wand {signed(sum(t.points for _, _, t in result.placed))}"]
+    if result.floor_count:
+        stones = "Stein" if result.floor_count == 1 else "Steine"
+        parts.append(f"Boden {signed(result.floor_points)} ({result.floor_count} {stones})")
+    return ", ".join(parts) + f" → {result.board.score} Punkte"
+

@@ -1,0 +1,124 @@
+"""Test fixtures: real, throwaway NATS JetStream and PostgreSQL servers (or NATS_URL / DATABASE_URL)."""
+
+from __future__ import annotations
+
+import os
+import warnings
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+import nats
+import pytest
+from fastapi import FastAPI
+from nats.aio.client import Client as NatsClient
+
+from libs.devservers import NatsServer, PostgresServer
+from libs.devservers.processes import SERVICES, ServiceProcess
+from libs.platform.database import upgrade_all
+from libs.platform.settings import Settings, get_settings
+
+warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR.*")
+
+TEST_AUTH_SECRET = "test-secret-0123456789abcdef0123456789abcdef"
+
+
+@dataclass(frozen=True)
+class Infrastructure:
+    """The real servers this test session talks to."""
+
+    nats_url: str
+    database_url: str
+
+    def settings(self, **overrides: Any) -> Settings:
+        """Settings pointing at these servers."""
+        return Settings(nats_url=self.nats_url, database_url=self.database_url,
+                        auth_secret=TEST_AUTH_SECRET, **overrides)
+
+    def env(self) -> dict[str, str]:
+        """Environment variables for a service process pointing at these servers."""
+        return {"NATS_URL": self.nats_url, "DATABASE_URL": self.database_url,
+                "AUTH_SECRET": TEST_AUTH_SECRET, "BOT_MOVE_DELAY": "0", "LOG_LEVEL": "warning"}
+
+
+@pytest.fixture(scope="session")
+def infra(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Infrastructure]:
+    """Start throwaway NATS and PostgreSQL on free ports (unless NATS_URL / DATABASE_URL are set)."""
+    root = tmp_path_factory.mktemp("servers")
+    nats_server = postgres = None
+    nats_url = os.environ.get("NATS_URL")
+    database_url = os.environ.get("DATABASE_URL")
+    if not nats_url:
+        nats_server = NatsServer(root / "nats").start()
+        nats_url = nats_server.url
+    if not database_url:
+        postgres = PostgresServer(root / "postgres").start()
+        database_url = postgres.url
+    upgrade_all(database_url)
+    infrastructure = Infrastructure(nats_url=nats_url, database_url=database_url)
+    for key, value in infrastructure.env().items():
+        os.environ[key] = value
+    get_settings.cache_clear()
+    try:
+        yield infrastructure
+    finally:
+        if postgres is not None:
+            postgres.stop()
+        if nats_server is not None:
+            nats_server.stop()
+
+
+@pytest.fixture(scope="session")
+def settings(infra: Infrastructure) -> Settings:
+    """Settings for in-process services under test."""
+    return infra.settings()
+
+
+@pytest.fixture(scope="session")
+async def nc(infra: Infrastructure) -> AsyncIterator[NatsClient]:
+    """A plain NATS connection for tests that talk to services as another service would."""
+    client = await nats.connect(infra.nats_url)
+    yield client
+    await client.drain()
+
+
+@asynccontextmanager
+async def running_app(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
+    """Run `app`'s lifespan (its NATS workers included) and give an HTTP client talking to it in-process."""
+    async with app.router.lifespan_context(app):
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as client:
+            yield client
+
+
+@dataclass
+class Platform:
+    """All five services running as separate processes, as `make run` starts them."""
+
+    processes: dict[str, ServiceProcess]
+
+    def url(self, service: str) -> str:
+        return self.processes[service].url
+
+
+@pytest.fixture(scope="session")
+def platform_processes(infra: Infrastructure, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Platform]:
+    """Start the five services as processes against the test servers; stop them at the end."""
+    logs = tmp_path_factory.mktemp("service-logs")
+    processes = {name: ServiceProcess(name, env=infra.env(), log_path=logs / f"{name}.log").start()
+                 for name in SERVICES}
+    try:
+        for process in processes.values():
+            process.wait_ready(timeout=60)
+        yield Platform(processes)
+    finally:
+        for process in processes.values():
+            process.stop()
+
+
+def pytest_report_header() -> list[str]:
+    return [f"servers: NATS {'external' if os.environ.get('NATS_URL') else 'throwaway'}, "
+            f"PostgreSQL {'external' if os.environ.get('DATABASE_URL') else 'throwaway'}"]
+
