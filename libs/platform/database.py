@@ -39,5 +39,5 @@ def upgrade_service(service: str, database_url: str) -> None:
 def upgrade_all(database_url: str) -> None:
     """Apply the migrations of every service that owns tables."""
     for service in MIGRATED_SERVICES:
-        if (REPO_ROOT / "services" / service / "migrations").is_dir():
+        if (REPO_ROOT / "services" / service / "migrations" / "env.py").is_file():
             upgrade_service(service, database_url)

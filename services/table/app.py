@@ -1,0 +1,26 @@
+"""Composition root of the table service."""
+
+from __future__ import annotations
+
+from fastapi import FastAPI
+
+from libs.platform.service import Runtime, create_service_app
+from libs.platform.settings import Settings
+from services.table.commands import serve_commands
+from services.table.event_store import GameLog
+from services.table.followup import follow_up_events
+from services.table.games import Games
+from services.table.routes import router
+from services.table.seeds import SeedSource
+
+
+def create_app(settings: Settings | None = None, seeds: SeedSource | None = None) -> FastAPI:
+    """Build the table service; `seeds` can be replaced (in tests) by a subclass of SeedSource."""
+
+    async def wire(runtime: Runtime) -> None:
+        runtime.extras["games"] = Games(GameLog(runtime.js), seeds or SeedSource())
+
+    return create_service_app(
+        "table", routers=[router], workers=[serve_commands, follow_up_events], on_startup=[wire],
+        settings=settings,
+    )

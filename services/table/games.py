@@ -1,0 +1,232 @@
+"""The table's command handlers: start a game, make a move, and finish a game, always log first."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from collections import OrderedDict
+from typing import Any
+
+from libs.platform.envelope import Event, EventType, new_event
+from libs.platform.rpc import CommandRefused
+from libs.rules import ConfigError, IllegalMove, registry
+from libs.rules.registry import UnknownRules
+from services.table import metrics
+from services.table.event_store import AppendConflict, GameLog, StoredEvent
+from services.table.records import GameRecord, begin, replay
+from services.table.seeds import SeedSource, commitment
+
+CHOSEN_BY = ("player", "bot", "timeout", "departed")
+SEAT_KINDS = ("human", "bot")
+BOT_LEVELS = ("easy", "normal")
+
+
+class GameNotFound(CommandRefused):
+    def __init__(self, game_id: str) -> None:
+        super().__init__(404, f"Die Partie {game_id} gibt es nicht.", "game_not_found")
+
+
+class Games:
+    """Runs games on top of their logs; any number of replicas may do so for the same game at once.
+
+    State is cached per replica and caught up from the log whenever it may be stale; an append that
+    loses a race (JetStream refuses it) is decided again on the fresh state.
+    """
+
+    def __init__(self, log: GameLog, seeds: SeedSource, cache_size: int = 5000) -> None:
+        self._log = log
+        self._seeds = seeds
+        self._cache: OrderedDict[str, GameRecord] = OrderedDict()
+        self._locks: dict[str, asyncio.Lock] = {}
+        self._cache_size = cache_size
+
+    # ---- reading ----------------------------------------------------------------------------------
+    async def load(self, game_id: str) -> GameRecord:
+        """Return the game as its log stands now (404 if there is no such game)."""
+        _check_id(game_id)
+        async with self._lock(game_id):
+            return await self._refresh(game_id)
+
+    async def events(self, game_id: str) -> list[StoredEvent]:
+        """Return the game's whole log."""
+        _check_id(game_id)
+        events = await self._log.read(game_id)
+        if not events:
+            raise GameNotFound(game_id)
+        return events
+
+    # ---- commands ---------------------------------------------------------------------------------
+    async def start(self, command: dict[str, Any]) -> GameRecord:
+        """Create a game from a start command and append its GameStarted event."""
+        game_id = str(command.get("game_id") or uuid.uuid4().hex)
+        _check_id(game_id)
+        game = command.get("game")
+        try:
+            module = registry.latest(str(game))
+        except (UnknownRules, KeyError) as error:
+            raise CommandRefused(422, f"Unbekanntes Spiel: {game}.", "unknown_game") from error
+        seats = _validate_seats(command.get("seats"))
+        try:
+            settings = module.normalize_config(dict(command.get("settings") or {}), len(seats))
+        except ConfigError as error:
+            raise CommandRefused(422, error.reason, error.code) from error
+        seed = self._seeds.draw()
+        event = new_event(
+            game_id=game_id, n=1, type=EventType.GAME_STARTED, actor="system", rules=module.rules_id,
+            prev="0" * 64,
+            data={"game": module.game, "rules": module.rules_id, "settings": settings, "seats": seats,
+                  "table_id": command.get("table_id"), "seed": seed.hex(),
+                  "seed_commitment": commitment(seed)},
+        )
+        async with self._lock(game_id):
+            try:
+                seq = await self._append(event, expected_last_seq=0)
+            except AppendConflict as error:
+                raise CommandRefused(409, f"Die Partie {game_id} gibt es schon.", "game_exists") from error
+            record = begin(StoredEvent(seq=seq, event=event))
+            self._remember(record)
+        metrics.GAMES_STARTED.labels(module.game).inc()
+        return record
+
+    async def move(self, game_id: str, seat: int, move: Any, *, actor: str, chosen_by: str = "player",
+                   expected_n: int | None = None) -> GameRecord:
+        """Validate `move` for `seat`, append it to the log, and return the game after it.
+
+        With `expected_n`, the move is only made if the log still ends at event `expected_n` (so a
+        decision taken on an older position is refused instead of applied to a newer one).
+        """
+        _check_id(game_id)
+        if chosen_by not in CHOSEN_BY:
+            raise CommandRefused(422, "Unbekannte Herkunft des Zuges.", "malformed")
+        if not isinstance(move, dict):
+            raise CommandRefused(422, "Ein Zug muss ein JSON-Objekt sein.", "malformed")
+        async with self._lock(game_id):
+            record = self._cache.get(game_id)
+            is_fresh = record is None
+            if record is None:
+                record = await self._refresh(game_id)
+            for _attempt in range(5):
+                try:
+                    _check_can_move(record, seat, expected_n)
+                    _, effects = record.module.apply(record.state, seat, move)
+                except (CommandRefused, IllegalMove) as error:
+                    if not is_fresh:  # our cache may be behind another replica: judge on the log's state
+                        record, is_fresh = await self._refresh(game_id), True
+                        continue
+                    if isinstance(error, IllegalMove):
+                        metrics.MOVES_REFUSED.labels("illegal").inc()
+                        raise CommandRefused(422, error.reason, error.code) from error
+                    metrics.MOVES_REFUSED.labels(error.code).inc()
+                    raise
+                event = new_event(
+                    game_id=game_id, n=record.n + 1, type=EventType.MOVE_MADE, actor=actor,
+                    rules=record.module.rules_id, prev=record.last_hash,
+                    data={"seat": seat, "move": move, "chosen_by": chosen_by, "effects": effects},
+                )
+                try:
+                    seq = await self._append(event, expected_last_seq=record.last_seq)
+                except AppendConflict:
+                    metrics.APPEND_CONFLICTS.inc()
+                    record, is_fresh = await self._refresh(game_id), True
+                    continue
+                record = record.fold(StoredEvent(seq=seq, event=event))
+                self._remember(record)
+                metrics.MOVES.labels(record.module.game, chosen_by).inc()
+                return record
+        raise CommandRefused(409, "Die Partie ist gerade sehr umkämpft; bitte erneut versuchen.", "busy")
+
+    async def finish(self, game_id: str) -> GameRecord:
+        """Append GameEnded (outcome and revealed seed) if the game is over and not yet ended."""
+        async with self._lock(game_id):
+            record = await self._refresh(game_id)
+            while record.ended is None and record.is_over:
+                outcome = record.module.outcome(record.state)
+                event = new_event(
+                    game_id=game_id, n=record.n + 1, type=EventType.GAME_ENDED, actor="system",
+                    rules=record.module.rules_id, prev=record.last_hash,
+                    data={"game": record.module.game, "variant": record.variant, "rules": record.module.rules_id,
+                          "table_id": record.started.data.get("table_id"),
+                          "seats": [seat.to_json() for seat in record.seats], "outcome": outcome.to_json(),
+                          "seed": record.started.data["seed"], "left": sorted(record.left)},
+                )
+                try:
+                    seq = await self._append(event, expected_last_seq=record.last_seq)
+                except AppendConflict:
+                    record = await self._refresh(game_id)
+                    continue
+                record = record.fold(StoredEvent(seq=seq, event=event))
+                self._remember(record)
+                metrics.GAMES_ENDED.labels(record.module.game).inc()
+            return record
+
+    # ---- internals --------------------------------------------------------------------------------
+    async def _append(self, event: Event, expected_last_seq: int) -> int:
+        started = time.perf_counter()
+        try:
+            return await self._log.append(event, expected_last_seq)
+        finally:
+            metrics.APPEND_SECONDS.observe(time.perf_counter() - started)
+
+    async def _refresh(self, game_id: str) -> GameRecord:
+        """Catch the cached record up with the log (or rebuild it); 404 when the game has no log."""
+        record = self._cache.get(game_id)
+        last = await self._log.last_sequence(game_id)
+        if record is not None and record.last_seq == last:
+            self._cache.move_to_end(game_id)
+            return record
+        started = time.perf_counter()
+        if record is None or last < record.last_seq:
+            events = await self._log.read(game_id)
+            if not events:
+                raise GameNotFound(game_id)
+            record = replay(events)
+        else:
+            for stored in await self._log.read(game_id, after_seq=record.last_seq):
+                record = record.fold(stored)
+        metrics.REPLAY_SECONDS.observe(time.perf_counter() - started)
+        self._remember(record)
+        return record
+
+    def _remember(self, record: GameRecord) -> None:
+        self._cache[record.game_id] = record
+        self._cache.move_to_end(record.game_id)
+        while len(self._cache) > self._cache_size:
+            evicted, _ = self._cache.popitem(last=False)
+            self._locks.pop(evicted, None)
+        metrics.CACHED_GAMES.set(len(self._cache))
+
+    def _lock(self, game_id: str) -> asyncio.Lock:
+        return self._locks.setdefault(game_id, asyncio.Lock())
+
+
+def _check_can_move(record: GameRecord, seat: int, expected_n: int | None) -> None:
+    if expected_n is not None and record.n != expected_n:
+        raise CommandRefused(409, "Der Spielstand hat sich inzwischen geändert.", "stale")
+    if record.ended is not None or record.is_over:
+        raise CommandRefused(409, "Die Partie ist schon zu Ende.", "game_over")
+    if not 0 <= seat < len(record.seats):
+        raise CommandRefused(422, f"Platz {seat + 1} gibt es in dieser Partie nicht.", "no_seat")
+
+
+def _check_id(game_id: str) -> None:
+    if not (1 <= len(game_id) <= 64) or not all(c.isalnum() or c in "-_" for c in game_id):
+        raise CommandRefused(404, f"Die Partie {game_id[:64]} gibt es nicht.", "game_not_found")
+
+
+def _validate_seats(raw: Any) -> list[dict[str, Any]]:
+    if not isinstance(raw, list) or not raw:
+        raise CommandRefused(422, "Die Partie braucht Plätze.", "malformed")
+    seats = []
+    for i, seat in enumerate(raw):
+        if not isinstance(seat, dict) or seat.get("kind") not in SEAT_KINDS:
+            raise CommandRefused(422, f"Platz {i + 1} ist ungültig beschrieben.", "malformed")
+        if seat["kind"] == "bot" and seat.get("level") not in BOT_LEVELS:
+            raise CommandRefused(422, f"Unbekannte Computerstärke an Platz {i + 1}.", "malformed")
+        if seat["kind"] == "human" and not seat.get("player_id"):
+            raise CommandRefused(422, f"Platz {i + 1}: Spieler fehlt.", "malformed")
+        name = str(seat.get("name") or ("Computer" if seat["kind"] == "bot" else f"Platz {i + 1}"))
+        seats.append({"name": name[:40], "kind": seat["kind"], "player_id": seat.get("player_id"),
+                      "level": seat.get("level") if seat["kind"] == "bot" else None,
+                      "account": seat.get("account")})
+    return seats

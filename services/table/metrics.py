@@ -1,0 +1,17 @@
+"""What operators watch on the table service."""
+
+from prometheus_client import Counter, Gauge, Histogram
+
+GAMES_STARTED = Counter("speed_table_games_started_total", "Games started", ["game"])
+GAMES_ENDED = Counter("speed_table_games_ended_total", "Games ended", ["game"])
+MOVES = Counter("speed_table_moves_total", "Moves appended to the log", ["game", "chosen_by"])
+MOVES_REFUSED = Counter("speed_table_moves_refused_total", "Moves refused", ["reason"])
+APPEND_CONFLICTS = Counter("speed_table_append_conflicts_total",
+                           "Appends that lost a race to another replica and were decided again")
+APPEND_SECONDS = Histogram("speed_table_append_seconds", "Time to append one event to the log",
+                           buckets=(0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1.0))
+REPLAY_SECONDS = Histogram("speed_table_replay_seconds", "Time to rebuild a game from its log",
+                           buckets=(0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 5.0))
+CACHED_GAMES = Gauge("speed_table_cached_games", "Games held in this replica's cache")
+LIVE_STREAMS = Gauge("speed_table_live_streams", "Open live-update connections")
+BOT_TURNS = Counter("speed_table_bot_turns_requested_total", "Decisions handed to the computer players")

@@ -1,0 +1,205 @@
+"""The table's HTTP API: thin routes that parse, call the game handlers, and shape the answer."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Header, HTTPException, Query, Request
+from fastapi.responses import StreamingResponse
+from nats.js.api import ConsumerConfig, DeliverPolicy
+from pydantic import BaseModel, Field
+
+from libs.platform.auth import Identity, InvalidToken, verify_token
+from libs.platform.envelope import ChainBroken, EventType, verify_chain
+from libs.platform.service import CurrentPlayer, Runtime, RuntimeDep
+from libs.platform.streams import game_subject
+from services.table import metrics
+from services.table.games import Games
+from services.table.records import CorruptLog, GameRecord, replay
+from services.table.views import game_view, public_event
+
+router = APIRouter(prefix="/games", tags=["games"])
+
+
+class SeatRequest(BaseModel):
+    kind: str = Field(pattern="^(human|bot)$")
+    name: str | None = Field(default=None, max_length=40)
+    level: str | None = None
+
+
+class CreateGame(BaseModel):
+    game: str = "speedmosaik"
+    settings: dict[str, Any] = Field(default_factory=dict)
+    seats: list[SeatRequest] = Field(min_length=1, max_length=8)
+
+
+class MoveRequest(BaseModel):
+    move: dict[str, Any]
+    expected_n: int | None = Field(default=None, ge=1, description="refuse if the log has moved on")
+
+
+class PreviewRequest(BaseModel):
+    move: dict[str, Any]
+
+
+def _games(runtime: Runtime) -> Games:
+    games: Games = runtime.extras["games"]
+    return games
+
+
+def _seat_of(record: GameRecord, player: Identity) -> int:
+    seat = record.seat_of(player.player_id)
+    if seat is None:
+        raise HTTPException(403, "Du sitzt nicht an dieser Partie.")
+    return seat.index
+
+
+@router.post("", status_code=201)
+async def create_game(body: CreateGame, player: CurrentPlayer, runtime: RuntimeDep) -> dict[str, Any]:
+    """Start a game for the caller against computers (every human seat is the caller's own)."""
+    humans = [seat for seat in body.seats if seat.kind == "human"]
+    if len(humans) != 1:
+        raise HTTPException(422, "Hier startest du eine Partie für dich allein gegen Computer; "
+                                 "Tische mit anderen Menschen eröffnet die Lobby.")
+    seats = [
+        {"kind": seat.kind, "level": seat.level, "name": player.name if seat.kind == "human" else seat.name,
+         "player_id": player.player_id if seat.kind == "human" else None,
+         "account": player.kind.value if seat.kind == "human" else None}
+        for seat in body.seats
+    ]
+    record = await _games(runtime).start({"game": body.game, "settings": body.settings, "seats": seats})
+    return game_view(record, _seat_of(record, player))
+
+
+@router.get("/{game_id}")
+async def read_game(game_id: str, runtime: RuntimeDep) -> dict[str, Any]:
+    """The game as a spectator sees it (no seat's hidden data)."""
+    return game_view(await _games(runtime).load(game_id), None)
+
+
+@router.get("/{game_id}/view")
+async def read_view(game_id: str, player: CurrentPlayer, runtime: RuntimeDep) -> dict[str, Any]:
+    """The game as the caller's seat sees it, with its legal moves when it is the caller's turn."""
+    record = await _games(runtime).load(game_id)
+    return game_view(record, _seat_of(record, player))
+
+
+@router.post("/{game_id}/moves")
+async def make_move(game_id: str, body: MoveRequest, player: CurrentPlayer, runtime: RuntimeDep) -> dict[str, Any]:
+    """Make a move for the caller's seat; it is in the log before this answers."""
+    games = _games(runtime)
+    seat = _seat_of(await games.load(game_id), player)
+    record = await games.move(game_id, seat, body.move, actor=player.player_id, chosen_by="player",
+                              expected_n=body.expected_n)
+    return game_view(record, seat)
+
+
+@router.post("/{game_id}/preview")
+async def preview_move(game_id: str, body: PreviewRequest, player: CurrentPlayer,
+                       runtime: RuntimeDep) -> dict[str, Any]:
+    """What the move would bring the caller (points, floor, warnings), without making it."""
+    from libs.rules import IllegalMove
+
+    record = await _games(runtime).load(game_id)
+    seat = _seat_of(record, player)
+    try:
+        return {"move": body.move, "preview": record.module.preview(record.state, seat, body.move)}
+    except IllegalMove as error:
+        raise HTTPException(422, error.reason) from error
+
+
+@router.get("/{game_id}/events")
+async def read_log(game_id: str, runtime: RuntimeDep, request: Request,
+                   authorization: Annotated[str | None, Header()] = None) -> dict[str, Any]:
+    """The game's log for replays and audits: complete once the game has ended, redacted before."""
+    events = await _games(runtime).events(game_id)
+    is_ended = events[-1].event.type == EventType.GAME_ENDED
+    viewer = None
+    if authorization:
+        identity = _identity_from(runtime, authorization.removeprefix("Bearer ").strip())
+        seat = replay(events[:1]).seat_of(identity.player_id)
+        viewer = seat.index if seat else None
+    return {"game_id": game_id, "ended": is_ended,
+            "events": [public_event(stored.event, viewer, is_ended) for stored in events]}
+
+
+@router.get("/{game_id}/audit")
+async def audit_game(game_id: str, runtime: RuntimeDep) -> dict[str, Any]:
+    """Check an ended game: the hash chain holds and replaying the moves gives the recorded outcome."""
+    events = await _games(runtime).events(game_id)
+    if events[-1].event.type != EventType.GAME_ENDED:
+        raise HTTPException(409, "Die Partie läuft noch; prüfen lässt sie sich nach dem Ende.")
+    try:
+        verify_chain([stored.event for stored in events])
+        record = replay(events)
+    except (ChainBroken, CorruptLog) as error:
+        return {"game_id": game_id, "chain_ok": False, "problem": str(error)}
+    recomputed = record.module.outcome(record.state).to_json()
+    return {"game_id": game_id, "chain_ok": True, "events": len(events),
+            "outcome_matches": recomputed == events[-1].event.data["outcome"], "outcome": recomputed}
+
+
+@router.get("/{game_id}/live")
+async def live_updates(game_id: str, runtime: RuntimeDep, request: Request,
+                       token: Annotated[str | None, Query()] = None,
+                       authorization: Annotated[str | None, Header()] = None) -> StreamingResponse:
+    """Server-sent events: the viewer's view after every event in the log (token optional: spectator)."""
+    games = _games(runtime)
+    record = await games.load(game_id)
+    raw = token or (authorization.removeprefix("Bearer ").strip() if authorization else None)
+    viewer = None
+    if raw:
+        identity = _identity_from(runtime, raw)
+        viewer = _seat_of(record, identity)
+    return StreamingResponse(_stream(runtime, games, record, viewer, request), media_type="text/event-stream",
+                             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+
+
+async def _stream(runtime: Runtime, games: Games, record: GameRecord, viewer: int | None,
+                  request: Request) -> AsyncIterator[bytes]:
+    queue: asyncio.Queue[int] = asyncio.Queue()
+
+    async def on_event(msg: Any) -> None:
+        await queue.put(int(msg.metadata.sequence.stream))
+
+    subscription = await runtime.js.subscribe(
+        game_subject(record.game_id), ordered_consumer=True, cb=on_event,
+        config=ConsumerConfig(deliver_policy=DeliverPolicy.BY_START_SEQUENCE, opt_start_seq=record.last_seq + 1),
+    )
+    metrics.LIVE_STREAMS.inc()
+    try:
+        yield _sse("update", game_view(record, viewer), record.n)
+        while record.ended is None:
+            try:
+                await asyncio.wait_for(queue.get(), timeout=15.0)
+            except TimeoutError:
+                if await request.is_disconnected():
+                    return
+                yield b": keep-alive\n\n"
+                continue
+            while not queue.empty():
+                queue.get_nowait()
+            latest = await games.load(record.game_id)
+            if latest.n > record.n:
+                record = latest
+                yield _sse("update", game_view(record, viewer), record.n)
+    finally:
+        metrics.LIVE_STREAMS.dec()
+        try:
+            await subscription.unsubscribe()
+        except Exception:  # the connection may be closing
+            pass
+
+
+def _sse(kind: str, body: dict[str, Any], n: int) -> bytes:
+    return f"id: {n}\nevent: {kind}\ndata: {json.dumps(body, ensure_ascii=False)}\n\n".encode()
+
+
+def _identity_from(runtime: Runtime, token: str) -> Identity:
+    try:
+        return verify_token(runtime.settings.auth_secret, token)
+    except InvalidToken as error:
+        raise HTTPException(401, "Ungültiges oder abgelaufenes Token.") from error
