@@ -1,0 +1,199 @@
+"""The table service over HTTP and NATS, against real JetStream: log first, clear refusals, no leaks."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import uuid
+from collections.abc import AsyncIterator
+
+import httpx
+import pytest
+from nats.aio.client import Client as NatsClient
+
+from libs.platform.auth import Identity, PlayerKind, issue_token
+from libs.platform.envelope import Event, EventType, verify_chain
+from libs.platform.rpc import CommandRefused, request
+from libs.platform.settings import Settings
+from libs.platform.streams import GAMES_STREAM, TABLE_MOVE, TABLE_START, game_subject
+from services.table.app import create_app
+from services.table.event_store import GameLog, StoredEvent
+from services.table.games import Games
+from services.table.records import replay
+from services.table.seeds import SeedSource
+from tests.conftest import TEST_AUTH_SECRET, running_app
+
+ANNA = Identity(player_id="anna-" + uuid.uuid4().hex[:8], name="Anna", kind=PlayerKind.GUEST)
+BERT = Identity(player_id="bert-" + uuid.uuid4().hex[:8], name="Bert", kind=PlayerKind.GUEST)
+
+
+class FixedSeeds(SeedSource):
+    """A seed source at the edge that always gives the same seed (so tests see the same deal)."""
+
+    def draw(self) -> bytes:
+        return bytes(range(32))
+
+
+def auth(identity: Identity) -> dict[str, str]:
+    return {"Authorization": f"Bearer {issue_token(TEST_AUTH_SECRET, identity)}"}
+
+
+@pytest.fixture(scope="module")
+async def table(settings: Settings) -> AsyncIterator[httpx.AsyncClient]:
+    async with running_app(create_app(settings, seeds=FixedSeeds())) as client:
+        yield client
+
+
+async def start_two_humans(nc: NatsClient) -> str:
+    result = await request(nc, TABLE_START, {
+        "game": "speedmosaik", "settings": {"workshop": "kachelwand"},
+        "seats": [{"kind": "human", "player_id": ANNA.player_id, "name": "Anna"},
+                  {"kind": "human", "player_id": BERT.player_id, "name": "Bert"}],
+    })
+    return str(result["game_id"])
+
+
+async def stored_events(nc: NatsClient, game_id: str) -> list[Event]:
+    return [stored.event for stored in await GameLog(nc.jetstream()).read(game_id)]
+
+
+async def test_a_move_is_in_the_log_before_the_player_hears_back(table: httpx.AsyncClient, nc: NatsClient) -> None:
+    game_id = await start_two_humans(nc)
+    view = (await table.get(f"/games/{game_id}/view", headers=auth(ANNA))).json()
+    move = view["legal_moves"][0]
+    answer = await table.post(f"/games/{game_id}/moves", json={"move": move}, headers=auth(ANNA))
+    assert answer.status_code == 200
+    events = await stored_events(nc, game_id)
+    assert [e.type for e in events] == [EventType.GAME_STARTED, EventType.MOVE_MADE]
+    assert events[1].data["move"] == move and events[1].actor == ANNA.player_id
+    assert answer.json()["n"] == 2
+    verify_chain(events)
+
+
+async def test_an_illegal_move_gets_the_german_reason_and_changes_nothing(
+        table: httpx.AsyncClient, nc: NatsClient) -> None:
+    game_id = await start_two_humans(nc)
+    before = (await table.get(f"/games/{game_id}")).json()
+    move = {"source": "schale", "schale": 1, "farbe": "lila", "reihe": 1}
+    answer = await table.post(f"/games/{game_id}/moves", json={"move": move}, headers=auth(ANNA))
+    assert answer.status_code == 422
+    assert "lila" in answer.json()["detail"].lower() or "farbe" in answer.json()["detail"].lower()
+    assert (await table.get(f"/games/{game_id}")).json() == before
+    assert len(await stored_events(nc, game_id)) == 1
+
+
+async def test_moving_when_it_is_the_other_seats_turn_is_refused(table: httpx.AsyncClient, nc: NatsClient) -> None:
+    game_id = await start_two_humans(nc)
+    move = (await table.get(f"/games/{game_id}/view", headers=auth(ANNA))).json()["legal_moves"][0]
+    answer = await table.post(f"/games/{game_id}/moves", json={"move": move}, headers=auth(BERT))
+    assert answer.status_code == 422
+    assert "am Zug" in answer.json()["detail"]
+    assert len(await stored_events(nc, game_id)) == 1
+
+
+async def test_requests_without_a_valid_token_or_seat_are_refused(table: httpx.AsyncClient, nc: NatsClient) -> None:
+    game_id = await start_two_humans(nc)
+    move = {"source": "schale", "schale": 1, "farbe": "blau", "reihe": 1}
+    assert (await table.post(f"/games/{game_id}/moves", json={"move": move})).status_code == 401
+    forged = {"Authorization": "Bearer " + issue_token("another-secret-0123456789abcdef0123456789", ANNA)}
+    assert (await table.post(f"/games/{game_id}/moves", json={"move": move}, headers=forged)).status_code == 401
+    stranger = Identity(player_id="carla", name="Carla", kind=PlayerKind.GUEST)
+    refused = await table.post(f"/games/{game_id}/moves", json={"move": move}, headers=auth(stranger))
+    assert refused.status_code == 403 and "nicht an dieser Partie" in refused.json()["detail"]
+    assert (await table.get(f"/games/{game_id}/view", headers=auth(stranger))).status_code == 403
+    assert len(await stored_events(nc, game_id)) == 1
+
+
+async def test_unknown_games_are_404_and_malformed_bodies_422(table: httpx.AsyncClient, nc: NatsClient) -> None:
+    unknown = await table.get("/games/doesnotexist")
+    assert unknown.status_code == 404 and "gibt es nicht" in unknown.json()["detail"]
+    assert (await table.get("/games/../../etc")).status_code == 404
+    game_id = await start_two_humans(nc)
+    assert (await table.post(f"/games/{game_id}/moves", content=b"{not json", headers=auth(ANNA))).status_code == 422
+    assert (await table.post(f"/games/{game_id}/moves", json={"zug": 1}, headers=auth(ANNA))).status_code == 422
+    assert (await table.post(f"/games/{game_id}/moves", json={"move": "blau"}, headers=auth(ANNA))).status_code == 422
+    assert len(await stored_events(nc, game_id)) == 1
+
+
+async def test_preview_tells_what_a_move_would_bring_without_making_it(
+        table: httpx.AsyncClient, nc: NatsClient) -> None:
+    game_id = await start_two_humans(nc)
+    moves = (await table.get(f"/games/{game_id}/view", headers=auth(ANNA))).json()["legal_moves"]
+    to_floor = next(m for m in moves if m["reihe"] == 0)
+    preview = (await table.post(f"/games/{game_id}/preview", json={"move": to_floor}, headers=auth(ANNA))).json()
+    assert preview["preview"]["bodenstrafe"] < 0
+    assert len(await stored_events(nc, game_id)) == 1
+
+
+async def test_the_seed_stays_hidden_until_the_end_and_only_its_commitment_shows(
+        table: httpx.AsyncClient, nc: NatsClient) -> None:
+    game_id = await start_two_humans(nc)
+    seed_hex = bytes(range(32)).hex()
+    for path, headers in [(f"/games/{game_id}", {}), (f"/games/{game_id}/view", auth(ANNA)),
+                          (f"/games/{game_id}/events", auth(BERT)), (f"/games/{game_id}/events", {})]:
+        body = (await table.get(path, headers=headers)).text
+        assert seed_hex not in body, path
+    view = (await table.get(f"/games/{game_id}")).json()
+    import hashlib
+    assert view["seed_commitment"] == hashlib.sha256(bytes(range(32))).hexdigest()
+    assert (await table.get(f"/games/{game_id}/audit")).status_code == 409
+
+
+async def test_a_decision_taken_on_an_old_position_is_refused_as_stale(nc: NatsClient) -> None:
+    game_id = await start_two_humans(nc)
+    with pytest.raises(CommandRefused) as refused:
+        await request(nc, TABLE_MOVE, {"game_id": game_id, "seat": 0, "expected_n": 7,
+                                       "move": {"source": "schale", "schale": 1, "farbe": "blau", "reihe": 1}})
+    assert refused.value.status == 409 and refused.value.code == "stale"
+
+
+async def test_two_replicas_racing_on_one_game_never_both_append(settings: Settings, nc: NatsClient) -> None:
+    # Two independent Games (two replicas' caches) over the same log, each warmed up with the game.
+    replica_a, replica_b = (Games(GameLog(nc.jetstream()), FixedSeeds()) for _ in range(2))
+    for _ in range(10):
+        game_id = await start_two_humans(nc)
+        record = await replica_a.load(game_id)
+        await replica_b.load(game_id)
+        moves = record.module.legal_moves(record.state, 0)
+        first, second = moves[0], moves[-1]
+        results = await asyncio.gather(
+            replica_a.move(game_id, 0, first, actor=ANNA.player_id),
+            replica_b.move(game_id, 0, second, actor=ANNA.player_id),
+            return_exceptions=True,
+        )
+        winners = [r for r in results if not isinstance(r, BaseException)]
+        losers = [r for r in results if isinstance(r, CommandRefused)]
+        assert len(winners) == 1 and len(losers) == 1, results
+        events = await stored_events(nc, game_id)
+        assert [e.n for e in events] == [1, 2]
+        verify_chain(events)
+
+
+async def test_computers_play_a_whole_game_and_the_log_audits_clean(
+        table: httpx.AsyncClient, settings: Settings, nc: NatsClient) -> None:
+    from services.bot.app import create_app as bot_app
+
+    async with running_app(bot_app(settings)):
+        result = await request(nc, TABLE_START, {"game": "speedmosaik", "settings": {}, "seats": [
+            {"kind": "bot", "level": "normal"}, {"kind": "bot", "level": "easy"}, {"kind": "bot", "level": "easy"}]})
+        game_id = result["game_id"]
+        for _ in range(600):
+            view = (await table.get(f"/games/{game_id}")).json()
+            if view["status"] == "ended":
+                break
+            await asyncio.sleep(0.05)
+    assert view["status"] == "ended"
+    assert view["seed"] == bytes(range(32)).hex()
+    audit = (await table.get(f"/games/{game_id}/audit")).json()
+    assert audit["chain_ok"] and audit["outcome_matches"]
+    events = await stored_events(nc, game_id)
+    assert events[-1].type == EventType.GAME_ENDED
+    assert [e.type for e in events].count(EventType.GAME_ENDED) == 1
+    first = replay([StoredEvent(seq=1, event=events[0])])
+    assert len(first.module.view(first.state, None)["schalen"]) == 7  # three players: seven factories
+    assert all(e.actor.startswith("bot:") for e in events if e.type == EventType.MOVE_MADE)
+    assert json.loads(events[-1].encode())["data"]["outcome"] == view["outcome"]
+    info = await nc.jetstream().stream_info(GAMES_STREAM)
+    assert info.state.messages >= len(events)
+    assert game_subject(game_id).startswith("game.")
+
