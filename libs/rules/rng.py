@@ -41,8 +41,7 @@ class SeededRng:
         digest = hashlib.sha256(self._prefix + self._counter.to_bytes(8, "big")).digest()
         self._counter += 1
         words = [
-            int.from_bytes(digest[i * _WORD_BYTES : (i + 1) * _WORD_BYTES], "big")
-            for i in range(_WORDS_PER_BLOCK)
+            int.from_bytes(digest[i * _WORD_BYTES : (i + 1) * _WORD_BYTES], "big") for i in range(_WORDS_PER_BLOCK)
         ]
         # Words are consumed in block order; the buffer is popped from its end, so store reversed.
         self._buffer = words[::-1]

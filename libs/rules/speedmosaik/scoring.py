@@ -6,7 +6,7 @@ from dataclasses import dataclass, replace
 
 from libs.rules.protocol import ComputationLine, Outcome, leaderboard_points, shared_places
 from libs.rules.speedmosaik.state import Board, PatternLine
-from libs.rules.speedmosaik.texts import phrase, seat_name, signed
+from libs.rules.speedmosaik.texts import phrase, points_word, seat_name, signed
 from libs.rules.speedmosaik.tiles import (
     BONUS_COLOUR,
     BONUS_COLUMN,
@@ -170,11 +170,7 @@ def full_columns(wall: Wall) -> int:
 
 def full_colours(wall: Wall) -> int:
     """Return how many colours hang on the wall with all five tiles."""
-    return sum(
-        1
-        for colour in COLOURS
-        if all(wall[row][wall_column(row, colour)] for row in range(WALL_SIZE))
-    )
+    return sum(1 for colour in COLOURS if all(wall[row][wall_column(row, colour)] for row in range(WALL_SIZE)))
 
 
 def bonus_lines(wall: Wall) -> tuple[ComputationLine, ...]:
@@ -182,16 +178,22 @@ def bonus_lines(wall: Wall) -> tuple[ComputationLine, ...]:
     rows, columns, colours = full_rows(wall), full_columns(wall), full_colours(wall)
     return (
         ComputationLine(
-            f"Volle Reihen: {rows} × {BONUS_ROW}", rows * BONUS_ROW, "kachelwand.bonus.reihen",
+            f"Volle Reihen: {rows} × {BONUS_ROW}",
+            rows * BONUS_ROW,
+            "kachelwand.bonus.reihen",
             {"anzahl": rows, "je": BONUS_ROW},
         ),
         ComputationLine(
-            f"Volle Spalten: {columns} × {BONUS_COLUMN}", columns * BONUS_COLUMN, "kachelwand.bonus.spalten",
+            f"Volle Spalten: {columns} × {BONUS_COLUMN}",
+            columns * BONUS_COLUMN,
+            "kachelwand.bonus.spalten",
             {"anzahl": columns, "je": BONUS_COLUMN},
         ),
         ComputationLine(
-            f"Alle Fliesen einer Farbe: {colours} × {BONUS_COLOUR}", colours * BONUS_COLOUR,
-            "kachelwand.bonus.farben", {"anzahl": colours, "je": BONUS_COLOUR},
+            f"Alle Fliesen einer Farbe: {colours} × {BONUS_COLOUR}",
+            colours * BONUS_COLOUR,
+            "kachelwand.bonus.farben",
+            {"anzahl": colours, "je": BONUS_COLOUR},
         ),
     )
 
@@ -234,8 +236,7 @@ def final_outcome(boards: tuple[Board, ...]) -> Outcome:
         names = " und ".join(seat_name(seat) for seat in winners)
         summary = phrase(
             "kachelwand.ergebnis.gleichstand",
-            f"{names} teilen sich den ersten Platz mit je {best} Punkten "
-            f"und {rows[winners[0]]} vollen Reihen.",
+            f"{names} teilen sich den ersten Platz mit je {best} Punkten und {rows[winners[0]]} vollen Reihen.",
             plaetze=[seat + 1 for seat in winners],
             punkte=best,
             volle_reihen=rows[winners[0]],
@@ -271,5 +272,4 @@ def round_summary_text(seat: int, result: RoundScore) -> str:
     if result.floor_count:
         stones = "Stein" if result.floor_count == 1 else "Steine"
         parts.append(f"Boden {signed(result.floor_points)} ({result.floor_count} {stones})")
-    return ", ".join(parts) + f" → {result.board.score} Punkte"
-
+    return ", ".join(parts) + f" → {points_word(result.board.score)}"

@@ -17,6 +17,11 @@ def tiles_word(count: int) -> str:
     return "Fliese" if count == 1 else "Fliesen"
 
 
+def points_word(points: int) -> str:
+    """Return "1 Punkt" or "5 Punkte"."""
+    return f"{points} Punkt" if points in (1, -1) else f"{points} Punkte"
+
+
 def signed(points: int) -> str:
     """Return points with sign and a real minus sign: "+5", "−3", "0"."""
     if points > 0:

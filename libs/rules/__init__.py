@@ -1,0 +1,29 @@
+"""Pure game rules: the shared protocol, the registry and every game's rule module."""
+
+from libs.rules import registry
+from libs.rules.protocol import (
+    ComputationLine,
+    ConfigError,
+    IllegalMove,
+    Json,
+    Outcome,
+    Phrase,
+    RuleModule,
+)
+from libs.rules.rng import SeededRng
+from libs.rules.speedmosaik import MODULE as SPEEDMOSAIK
+
+registry.register(SPEEDMOSAIK)
+
+__all__ = [
+    "SPEEDMOSAIK",
+    "ComputationLine",
+    "ConfigError",
+    "IllegalMove",
+    "Json",
+    "Outcome",
+    "Phrase",
+    "RuleModule",
+    "SeededRng",
+    "registry",
+]
