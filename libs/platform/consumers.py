@@ -57,6 +57,10 @@ async def run_pull_consumer(
         finally:
             correlation_id.reset(token)
 
+    def finished(task: asyncio.Task[None]) -> None:
+        running.discard(task)
+        room.set()
+
     try:
         while True:
             await room.wait()
@@ -67,7 +71,7 @@ async def run_pull_consumer(
             for msg in messages:
                 task = asyncio.create_task(handle(msg))
                 running.add(task)
-                task.add_done_callback(lambda done: (running.discard(done), room.set()))
+                task.add_done_callback(finished)
             if len(running) >= concurrency:
                 room.clear()
     finally:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import sys
 import uuid
+from collections.abc import MutableMapping
 from contextvars import ContextVar
 from typing import Any
 
@@ -20,7 +21,7 @@ def new_correlation_id() -> str:
     return uuid.uuid4().hex
 
 
-def _add_correlation(_: Any, __: str, event: dict[str, Any]) -> dict[str, Any]:
+def _add_correlation(_: Any, __: str, event: MutableMapping[str, Any]) -> MutableMapping[str, Any]:
     cid = correlation_id.get()
     if cid is not None:
         event.setdefault("correlation_id", cid)

@@ -1,0 +1,1 @@
+"""The leaderboard: a replayable projection of finished games into lists per game and variant."""

@@ -1,0 +1,23 @@
+"""The leaderboard's composition root."""
+
+from __future__ import annotations
+
+from fastapi import FastAPI
+
+from libs.platform.service import create_service_app
+from libs.platform.settings import Settings
+from services.leaderboard.games import router as games_router
+from services.leaderboard.leaderboards import router as leaderboards_router
+from services.leaderboard.players import router as players_router
+from services.leaderboard.workers import consume_game_events
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    """Build the leaderboard app: list and history HTTP API, and the game log consumer."""
+    return create_service_app(
+        "leaderboard",
+        routers=[leaderboards_router, players_router, games_router],
+        workers=[consume_game_events],
+        uses_database=True,
+        settings=settings,
+    )

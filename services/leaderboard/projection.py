@@ -1,0 +1,168 @@
+"""Projecting `GameEnded` into results and standings, exactly once per event; rebuilding by replay."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import case, delete, func, text
+from sqlalchemy.dialects.postgresql import insert
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from libs.platform.envelope import Event, EventType
+from services.leaderboard.models import FinishedGameRow, ProcessedEvent, Result, Standing
+
+
+class MalformedGameEnded(ValueError):
+    """A `GameEnded` event lacks what the leaderboard needs; redelivering it cannot help."""
+
+
+@dataclass(frozen=True)
+class SeatResult:
+    """What one human seat achieved in a finished game."""
+
+    seat: int
+    player_id: str
+    name: str
+    account: str | None
+    place: int
+    score: int
+    points: int
+    has_left: bool
+
+
+@dataclass(frozen=True)
+class FinishedGame:
+    """The part of a `GameEnded` event the lists are made of; bots are already left out."""
+
+    game_id: str
+    n: int
+    event_hash: str
+    game: str
+    variant: str
+    rules: str
+    players: int
+    ended_at: datetime
+    results: tuple[SeatResult, ...]
+    end_table: tuple[dict[str, Any], ...]
+
+
+def _int_at(values: Any, index: int, what: str) -> int:
+    if not isinstance(values, Sequence) or index >= len(values) or not isinstance(values[index], int):
+        raise MalformedGameEnded(f"outcome.{what} has no entry for seat {index}")
+    return int(values[index])
+
+
+def read_finished_game(event: Event) -> FinishedGame:
+    """Return the finished game of a `GameEnded` event, or raise MalformedGameEnded."""
+    if event.type != EventType.GAME_ENDED:
+        raise MalformedGameEnded(f"not a GameEnded event: {event.type}")
+    data = event.data
+    outcome = data.get("outcome")
+    seats = data.get("seats")
+    game, variant = data.get("game"), data.get("variant")
+    if not isinstance(outcome, Mapping) or not isinstance(seats, list):
+        raise MalformedGameEnded("GameEnded needs seats and an outcome")
+    if not isinstance(game, str) or not game or not isinstance(variant, str) or not variant:
+        raise MalformedGameEnded("GameEnded needs a game and a variant")
+    left = {seat for seat in data.get("left") or [] if isinstance(seat, int)}
+    try:
+        ended_at = datetime.fromisoformat(event.at)
+    except ValueError as error:
+        raise MalformedGameEnded(f"unreadable time {event.at!r}") from error
+    results = []
+    for position, seat in enumerate(seats):
+        if not isinstance(seat, Mapping):
+            raise MalformedGameEnded(f"seat {position} is not an object")
+        index = seat.get("seat", position)
+        player_id = seat.get("player_id")
+        if seat.get("kind") != "human" or not isinstance(player_id, str) or not player_id:
+            continue  # bots (and seats without a player) never appear in lists
+        if not isinstance(index, int):
+            raise MalformedGameEnded(f"seat {position} has no index")
+        results.append(SeatResult(
+            seat=index, player_id=player_id, name=str(seat.get("name") or player_id),
+            account=seat.get("account") if isinstance(seat.get("account"), str) else None,
+            place=_int_at(outcome.get("places"), index, "places"),
+            score=_int_at(outcome.get("scores"), index, "scores"),
+            points=_int_at(outcome.get("leaderboard_points"), index, "leaderboard_points"),
+            has_left=index in left,
+        ))
+    end_table = tuple(
+        {"seat": position, "name": str(seat.get("name") or ""), "kind": seat.get("kind"),
+         "level": seat.get("level"), "player_id": seat.get("player_id"),
+         "place": _int_at(outcome.get("places"), position, "places"),
+         "score": _int_at(outcome.get("scores"), position, "scores"),
+         "points": _int_at(outcome.get("leaderboard_points"), position, "leaderboard_points"),
+         "has_left": position in left}
+        for position, seat in enumerate(seats)
+    )
+    return FinishedGame(game_id=event.game_id, n=event.n, event_hash=event.hash, game=game, variant=variant,
+                        rules=str(data.get("rules") or event.rules), players=len(seats), ended_at=ended_at,
+                        results=tuple(results), end_table=end_table)
+
+
+async def project_finished_game(session: AsyncSession, finished: FinishedGame) -> bool:
+    """Add the game to the lists inside the session's transaction; False if it was projected before."""
+    tracked = await session.execute(
+        insert(ProcessedEvent)
+        .values(game_id=finished.game_id, n=finished.n, event_type=EventType.GAME_ENDED,
+                event_hash=finished.event_hash)
+        .on_conflict_do_nothing(index_elements=[ProcessedEvent.game_id, ProcessedEvent.n])
+        .returning(ProcessedEvent.game_id)
+    )
+    if tracked.first() is None:
+        return False
+    await session.execute(insert(FinishedGameRow).values(
+        game_id=finished.game_id, game=finished.game, variant=finished.variant, rules=finished.rules,
+        ended_at=finished.ended_at, seats=list(finished.end_table),
+    ).on_conflict_do_nothing(index_elements=[FinishedGameRow.game_id]))
+    for result in finished.results:
+        await session.execute(insert(Result).values(
+            game_id=finished.game_id, seat=result.seat, player_id=result.player_id, name=result.name,
+            account=result.account, game=finished.game, variant=finished.variant, rules=finished.rules,
+            place=result.place, score=result.score, points=result.points, players=finished.players,
+            has_left=result.has_left, ended_at=finished.ended_at,
+        ))
+        await _add_to_standing(session, finished, result)
+    return True
+
+
+async def _add_to_standing(session: AsyncSession, finished: FinishedGame, result: SeatResult) -> None:
+    row = insert(Standing).values(
+        game=finished.game, variant=finished.variant, player_id=result.player_id, name=result.name,
+        points=result.points, games=1, wins=1 if result.place == 1 else 0, best_score=result.score,
+        last_played_at=finished.ended_at,
+    )
+    is_newer = row.excluded.last_played_at >= Standing.last_played_at
+    await session.execute(row.on_conflict_do_update(
+        index_elements=[Standing.game, Standing.variant, Standing.player_id],
+        set_={
+            "points": Standing.points + row.excluded.points,
+            "games": Standing.games + 1,
+            "wins": Standing.wins + row.excluded.wins,
+            "best_score": func.greatest(Standing.best_score, row.excluded.best_score),
+            # A replayed old game must not rename a player back to an old name.
+            "name": case((is_newer, row.excluded.name), else_=Standing.name),
+            "last_played_at": func.greatest(Standing.last_played_at, row.excluded.last_played_at),
+        },
+    ))
+
+
+_REBUILD_STANDINGS = text("""
+INSERT INTO leaderboard.standings (game, variant, player_id, name, points, games, wins, best_score,
+                                   last_played_at)
+SELECT game, variant, player_id,
+       (array_agg(name ORDER BY ended_at DESC))[1],
+       SUM(points), COUNT(*), COUNT(*) FILTER (WHERE place = 1), MAX(score), MAX(ended_at)
+FROM leaderboard.results
+GROUP BY game, variant, player_id
+""")
+
+
+async def rebuild_standings(session: AsyncSession) -> None:
+    """Recompute every all-time list from the stored results (the same lists the events built)."""
+    await session.execute(delete(Standing))
+    await session.execute(_REBUILD_STANDINGS)

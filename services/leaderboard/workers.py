@@ -1,0 +1,53 @@
+"""The leaderboard's durable consumer of the game logs."""
+
+from __future__ import annotations
+
+from nats.aio.msg import Msg
+
+from libs.platform.consumers import run_pull_consumer
+from libs.platform.database import session_factory
+from libs.platform.envelope import Event, EventType
+from libs.platform.logging import get_logger
+from libs.platform.service import Runtime
+from libs.platform.streams import GAMES_STREAM
+from services.leaderboard.metrics import DUPLICATES_SKIPPED, EVENTS_IGNORED, EVENTS_PROCESSED
+from services.leaderboard.projection import MalformedGameEnded, project_finished_game, read_finished_game
+
+DURABLE = "leaderboard"
+GAME_EVENTS = "game.*.events"
+
+
+async def consume_game_events(runtime: Runtime) -> None:
+    """Project every `GameEnded` into the lists exactly once; acknowledge every other event unchanged."""
+    assert runtime.engine is not None
+    sessions = session_factory(runtime.engine)
+    log = get_logger(worker="game_events")
+
+    async def handle(msg: Msg) -> None:
+        try:
+            event = Event.decode(msg.data)
+        except (ValueError, TypeError):
+            EVENTS_IGNORED.labels("malformed").inc()
+            log.error("event_malformed", subject=msg.subject)
+            return
+        if event.type != EventType.GAME_ENDED:
+            EVENTS_IGNORED.labels("other_type").inc()
+            return
+        try:
+            finished = read_finished_game(event)
+        except MalformedGameEnded as error:
+            # Redelivering cannot repair the event: log it loudly and let it be acked.
+            EVENTS_IGNORED.labels("malformed").inc()
+            log.error("game_ended_malformed", game_id=event.game_id, n=event.n, problem=str(error))
+            return
+        async with sessions() as session, session.begin():
+            is_new = await project_finished_game(session, finished)
+        if is_new:
+            EVENTS_PROCESSED.labels(finished.game).inc()
+            log.info("game_projected", game_id=finished.game_id, humans=len(finished.results))
+        else:
+            DUPLICATES_SKIPPED.inc()
+            log.info("game_already_projected", game_id=finished.game_id)
+
+    await run_pull_consumer(runtime.js, stream=GAMES_STREAM, durable=DURABLE, subject=GAME_EVENTS,
+                            handler=handle)

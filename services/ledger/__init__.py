@@ -1,0 +1,1 @@
+"""The ledger: Taler wallets as double-entry accounts, every transaction idempotent."""

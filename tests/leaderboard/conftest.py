@@ -1,0 +1,111 @@
+"""Fixtures for the leaderboard's tests: the running service and well-formed game log events."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from collections.abc import AsyncIterator, Sequence
+from datetime import datetime
+from typing import Any
+
+import httpx
+import pytest
+from nats.aio.client import Client as NatsClient
+from nats.js.errors import NotFoundError
+
+from libs.platform.envelope import GENESIS, Event, EventType, new_event
+from libs.platform.settings import Settings
+from libs.platform.streams import GAMES_STREAM, game_subject
+from services.leaderboard.app import create_app
+from services.leaderboard.workers import DURABLE
+from tests.conftest import running_app
+
+
+@pytest.fixture(scope="module")
+async def leaderboard(settings: Settings) -> AsyncIterator[httpx.AsyncClient]:
+    """The leaderboard service running in-process (HTTP client), with its game log consumer."""
+    async with running_app(create_app(settings)) as client:
+        yield client
+
+
+def new_id() -> str:
+    """A 32-hex id no other test uses."""
+    return uuid.uuid4().hex
+
+
+def fresh_variant() -> str:
+    """A variant name whose list no other test writes to, so a test sees only its own players."""
+    return f"kachelwand-{uuid.uuid4().hex[:8]}"
+
+
+def human(name: str, player_id: str | None = None) -> dict[str, Any]:
+    """A human seat as the lobby sends it."""
+    return {"player_id": player_id or f"p-{new_id()[:12]}", "name": name, "kind": "human", "level": None,
+            "account": "registered"}
+
+
+def bot(level: str = "normal") -> dict[str, Any]:
+    """A computer seat as the lobby sends it."""
+    return {"player_id": None, "name": "Computer", "kind": "bot", "level": level, "account": None}
+
+
+def game_ended(
+    seats: Sequence[dict[str, Any]],
+    *,
+    scores: Sequence[int],
+    places: Sequence[int],
+    points: Sequence[int],
+    variant: str = "kachelwand",
+    game_id: str | None = None,
+    n: int = 57,
+    left: Sequence[int] = (),
+    at: datetime | None = None,
+) -> Event:
+    """A sealed `GameEnded` event as the table service appends it."""
+    data = {
+        "game": "speedmosaik", "variant": variant, "rules": "speedmosaik@1", "table_id": f"t-{new_id()[:8]}",
+        "seats": [{**seat, "seat": index} for index, seat in enumerate(seats)],
+        "outcome": {"places": list(places), "scores": list(scores), "tie_break": [0] * len(seats),
+                    "leaderboard_points": list(points), "lines": [[] for _ in seats],
+                    "summary": {"key": "summary", "params": {}}},
+        "seed": "ab" * 32, "left": list(left),
+    }
+    return new_event(game_id=game_id or new_id(), n=n, type=EventType.GAME_ENDED, actor="system",
+                     rules="speedmosaik@1", data=data, prev="cd" * 32, at=at)
+
+
+def move_made(game_id: str) -> Event:
+    """A `MoveMade` event, which the leaderboard does not project."""
+    return new_event(game_id=game_id, n=2, type=EventType.MOVE_MADE, actor="p-1", rules="speedmosaik@1",
+                     data={"seat": 0, "move": {"take": "blau"}}, prev=GENESIS)
+
+
+async def publish(nc: NatsClient, event: Event, msg_id: str | None = None) -> int:
+    """Append `event` to its game's log as the table service does; return its stream sequence."""
+    ack = await nc.jetstream().publish(game_subject(event.game_id), event.encode(),
+                                       headers={"Nats-Msg-Id": msg_id or event.msg_id})
+    return ack.seq
+
+
+async def wait_until_consumed(nc: NatsClient, stream_seq: int, timeout: float = 15.0) -> None:
+    """Wait until the leaderboard has acknowledged every game log message up to `stream_seq`."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            info = await nc.jetstream().consumer_info(GAMES_STREAM, DURABLE)
+        except NotFoundError:  # the worker creates its consumer moments after startup
+            await asyncio.sleep(0.05)
+            continue
+        if info.ack_floor is not None and (info.ack_floor.stream_seq or 0) >= stream_seq:
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"the leaderboard did not process message {stream_seq} within {timeout} s")
+
+
+async def publish_and_wait(nc: NatsClient, *events: Event) -> None:
+    """Publish the events and wait until the leaderboard has processed all of them."""
+    last = 0
+    for event in events:
+        last = await publish(nc, event)
+    await wait_until_consumed(nc, last)

@@ -1,0 +1,88 @@
+"""Fixtures for the ledger's tests: the running ledger, database sessions, tokens and funded wallets."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable
+
+import httpx
+import pytest
+from nats.aio.client import Client as NatsClient
+from nats.js.errors import NotFoundError
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from libs.platform.auth import Identity, PlayerKind, issue_token
+from libs.platform.database import create_engine, session_factory
+from libs.platform.settings import Settings
+from libs.platform.streams import LOBBY_STREAM, PLAYER_REGISTERED
+from services.ledger.app import create_app
+from services.ledger.handlers import open_wallet_for_registration
+from services.ledger.workers import REGISTRATIONS_DURABLE
+from tests.conftest import running_app
+
+
+@pytest.fixture(scope="module")
+async def ledger(settings: Settings) -> AsyncIterator[httpx.AsyncClient]:
+    """The ledger service running in-process (HTTP client), with its NATS workers."""
+    async with running_app(create_app(settings)) as client:
+        yield client
+
+
+@pytest.fixture(scope="module")
+async def sessions(settings: Settings) -> AsyncIterator[async_sessionmaker[AsyncSession]]:
+    """Sessions on the ledger's database."""
+    engine = create_engine(settings)
+    yield session_factory(engine)
+    await engine.dispose()
+
+
+def new_player_id() -> str:
+    """A player id no other test uses."""
+    return f"p-{uuid.uuid4().hex[:12]}"
+
+
+def token_for(settings: Settings, player_id: str, kind: PlayerKind = PlayerKind.REGISTERED) -> dict[str, str]:
+    """Authorization headers of a player as the lobby would have issued them."""
+    token = issue_token(settings.auth_secret, Identity(player_id=player_id, name="Anna", kind=kind))
+    return {"Authorization": f"Bearer {token}"}
+
+
+@pytest.fixture
+def funded_wallet(
+    sessions: async_sessionmaker[AsyncSession],
+) -> Callable[[int], Awaitable[str]]:
+    """Open a wallet holding `balance` Taler (from the grants account) and return its player id."""
+
+    async def make(balance: int) -> str:
+        player_id = new_player_id()
+        async with sessions() as session, session.begin():
+            await open_wallet_for_registration(session, player_id, balance)
+        return player_id
+
+    return make
+
+
+async def publish_registration(nc: NatsClient, player_id: str, msg_id: str | None = None) -> int:
+    """Publish the lobby's `player_registered` fact; return its stream sequence."""
+    payload = {"player_id": player_id, "name": "Anna", "registered_at": "2026-11-29T12:00:00Z"}
+    ack = await nc.jetstream().publish(PLAYER_REGISTERED, json.dumps(payload).encode(),
+                                       headers={"Nats-Msg-Id": msg_id or f"registered:{player_id}"})
+    return ack.seq
+
+
+async def wait_until_consumed(nc: NatsClient, stream_seq: int, timeout: float = 15.0) -> None:
+    """Wait until the ledger's registration consumer has acknowledged everything up to `stream_seq`."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            info = await nc.jetstream().consumer_info(LOBBY_STREAM, REGISTRATIONS_DURABLE)
+        except NotFoundError:  # the ledger's worker creates its consumer moments after startup
+            await asyncio.sleep(0.05)
+            continue
+        if info.ack_floor is not None and (info.ack_floor.stream_seq or 0) >= stream_seq:
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"the ledger did not process message {stream_seq} within {timeout} s")
