@@ -31,7 +31,7 @@ def read_log(infra: Infrastructure, game_id: str) -> list[Any]:
 
 def leaderboard_entry(platform: Platform, player_id: str) -> dict[str, Any] | None:
     board = httpx.get(f"{platform.url('leaderboard')}/leaderboards/speedmosaik/kachelwand",
-                      params={"limit": 500}, timeout=10).json()
+                      params={"limit": 200}, timeout=10).json()
     return next((entry for entry in board["entries"] if entry["player_id"] == player_id), None)
 
 
@@ -88,7 +88,7 @@ def test_four_computers_play_a_game_from_start_command_to_leaderboard_through_na
     ended = events[-1]
     assert ended.type == EventType.GAME_ENDED
     assert [seat["score"] for seat in result["seats"]] == ended.data["outcome"]["scores"]
-    board = httpx.get(f"{leaderboard}/leaderboards/speedmosaik/kachelwand", params={"limit": 500}).json()
+    board = httpx.get(f"{leaderboard}/leaderboards/speedmosaik/kachelwand", params={"limit": 200}).json()
     assert all(entry["name"] not in {"Computer 1", "Computer 2", "Computer 3", "Computer 4"}
                for entry in board["entries"])  # computers are never listed
 
