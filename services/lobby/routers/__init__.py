@@ -1,0 +1,1 @@
+"""The lobby's HTTP routers, one per resource."""

@@ -1,0 +1,41 @@
+"""Players: `POST /guests`, `POST /players`, `POST /sessions`, `GET /me`."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+
+from libs.platform.service import CurrentPlayer, RuntimeDep
+from services.lobby.players import SignedIn, log_in, register_player, sign_up_guest
+from services.lobby.schemas import CredentialsBody, NameBody, PlayerOut, SignedInOut
+
+router = APIRouter(tags=["players"])
+
+
+def _out(signed_in: SignedIn) -> SignedInOut:
+    identity = signed_in.identity
+    return SignedInOut(player_id=identity.player_id, name=identity.name, kind=identity.kind.value,
+                       token=signed_in.token)
+
+
+@router.post("/guests", status_code=201)
+async def create_guest(body: NameBody, runtime: RuntimeDep) -> SignedInOut:
+    """Play as a guest: no password, no stake."""
+    return _out(await sign_up_guest(runtime, body.name))
+
+
+@router.post("/players", status_code=201)
+async def create_player(body: CredentialsBody, runtime: RuntimeDep) -> SignedInOut:
+    """Register with a unique name and a password."""
+    return _out(await register_player(runtime, body.name, body.password))
+
+
+@router.post("/sessions")
+async def create_session(body: CredentialsBody, runtime: RuntimeDep) -> SignedInOut:
+    """Log in as a registered player."""
+    return _out(await log_in(runtime, body.name, body.password))
+
+
+@router.get("/me")
+async def me(player: CurrentPlayer) -> PlayerOut:
+    """The player behind the bearer token."""
+    return PlayerOut(player_id=player.player_id, name=player.name, kind=player.kind.value)

@@ -1,0 +1,56 @@
+"""Tables: solo games, open tables, join, leave, start."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter
+
+from libs.platform.service import CurrentPlayer, RuntimeDep
+from services.lobby import tables
+from services.lobby.schemas import OpenTableBody, SoloBody
+
+router = APIRouter(prefix="/tables", tags=["tables"])
+
+
+@router.post("/solo", status_code=201)
+async def create_solo(body: SoloBody, player: CurrentPlayer, runtime: RuntimeDep) -> dict[str, Any]:
+    """You against 1–3 computers, started at once; the reply carries the `game_id`."""
+    return await tables.start_solo(runtime, player, body.game, body.settings, body.opponents, body.bot_level)
+
+
+@router.post("", status_code=201)
+async def create_table(body: OpenTableBody, player: CurrentPlayer, runtime: RuntimeDep) -> dict[str, Any]:
+    """Open a table for 2–4 players; you take seat 0 and host it."""
+    return await tables.open_table(runtime, player, body.game, body.settings, body.player_count,
+                                   body.bot_level, body.fill_with_bots)
+
+
+@router.get("")
+async def list_tables(runtime: RuntimeDep, status: str = "open") -> list[dict[str, Any]]:
+    """Tables by status, newest first; open tables only while a seat is free."""
+    return await tables.list_tables(runtime, status)
+
+
+@router.get("/{table_id}")
+async def show_table(table_id: str, runtime: RuntimeDep) -> dict[str, Any]:
+    """One table: seats, status, settings, host and current game."""
+    return await tables.show_table(runtime, table_id)
+
+
+@router.post("/{table_id}/join")
+async def join_table(table_id: str, player: CurrentPlayer, runtime: RuntimeDep) -> dict[str, Any]:
+    """Take the lowest free seat of an open table."""
+    return await tables.join_table(runtime, player, table_id)
+
+
+@router.post("/{table_id}/leave")
+async def leave_table(table_id: str, player: CurrentPlayer, runtime: RuntimeDep) -> dict[str, Any]:
+    """Stand up before the start."""
+    return await tables.leave_table(runtime, player, table_id)
+
+
+@router.post("/{table_id}/start")
+async def start_table(table_id: str, player: CurrentPlayer, runtime: RuntimeDep) -> dict[str, Any]:
+    """Start the game (host only)."""
+    return await tables.start_table(runtime, player, table_id)

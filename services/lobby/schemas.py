@@ -1,0 +1,57 @@
+"""Request and response bodies of the lobby's HTTP API."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class NameBody(BaseModel):
+    """`POST /guests`."""
+
+    model_config = ConfigDict(extra="forbid")
+    name: str = Field(max_length=200)
+
+
+class CredentialsBody(BaseModel):
+    """`POST /players` and `POST /sessions`."""
+
+    model_config = ConfigDict(extra="forbid")
+    name: str = Field(max_length=200)
+    password: str = Field(max_length=1000)
+
+
+class PlayerOut(BaseModel):
+    """Who a token belongs to."""
+
+    player_id: str
+    name: str
+    kind: str
+
+
+class SignedInOut(PlayerOut):
+    """A player with a bearer token for the `Authorization` header."""
+
+    token: str
+
+
+class SoloBody(BaseModel):
+    """`POST /tables/solo`: you against 1–3 computers, started at once."""
+
+    model_config = ConfigDict(extra="forbid")
+    game: str = "speedmosaik"
+    settings: dict[str, Any] = Field(default_factory=dict)
+    opponents: int = 1
+    bot_level: str = "normal"
+
+
+class OpenTableBody(BaseModel):
+    """`POST /tables`: a table for 2–4 players that others can join."""
+
+    model_config = ConfigDict(extra="forbid")
+    game: str = "speedmosaik"
+    settings: dict[str, Any] = Field(default_factory=dict)
+    player_count: int = 4
+    bot_level: str = "normal"
+    fill_with_bots: bool = True

@@ -1,0 +1,279 @@
+"""Handlers for tables: solo games, open tables, joining, leaving and starting."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+import nats.errors
+from sqlalchemy import select, update
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from libs.platform.auth import Identity
+from libs.platform.logging import get_logger
+from libs.platform.rpc import CommandRefused, request
+from libs.platform.service import Runtime
+from libs.platform.streams import TABLE_START
+from services.lobby.database import sessions_of
+from services.lobby.errors import conflict, invalid, table_not_found
+from services.lobby.models import GameTable, Seat
+from services.lobby.table_settings import (
+    TableSettings,
+    check_bot_level,
+    normalize_game_settings,
+    validate_settings,
+)
+
+OPEN, PLAYING, FINISHED = "open", "playing", "finished"
+STATUSES = (OPEN, PLAYING, FINISHED)
+MIN_SEATS, MAX_SEATS = 2, 4
+LIST_LIMIT = 100
+
+
+async def start_solo(runtime: Runtime, player: Identity, game: str, settings: dict[str, Any] | None,
+                     opponents: int, bot_level: str) -> dict[str, Any]:
+    """Seat `player` against 1–3 computers and start the game at once (no stake)."""
+    if not 1 <= opponents <= 3:
+        raise invalid("Solo spielst du gegen 1 bis 3 Computer.", "invalid_opponents")
+    check_bot_level(bot_level)
+    seat_count = 1 + opponents
+    checked = validate_settings(game, settings, seat_count, is_solo=True)
+    async with sessions_of(runtime).begin() as session:
+        table = _new_table(player, checked, seat_count, bot_level, fill_with_bots=True, is_solo=True)
+        session.add(table)
+        await session.flush()
+        seats = [_human_seat(table.table_id, 0, player)]
+        seats += [_bot_seat(table.table_id, index, index, bot_level) for index in range(1, seat_count)]
+        await _start(runtime, session, table, seats)
+    return describe(table, seats)
+
+
+async def open_table(runtime: Runtime, host: Identity, game: str, settings: dict[str, Any] | None,
+                     player_count: int, bot_level: str, fill_with_bots: bool) -> dict[str, Any]:
+    """Open a table for 2–4 players with the host in seat 0."""
+    if not MIN_SEATS <= player_count <= MAX_SEATS:
+        raise invalid("Ein Tisch hat 2 bis 4 Plätze.", "invalid_player_count")
+    check_bot_level(bot_level)
+    checked = validate_settings(game, settings, player_count, is_solo=False)
+    async with sessions_of(runtime).begin() as session:
+        table = _new_table(host, checked, player_count, bot_level, fill_with_bots=fill_with_bots,
+                           is_solo=False)
+        session.add(table)
+        await session.flush()
+        seat = _human_seat(table.table_id, 0, host)
+        session.add(seat)
+    return describe(table, [seat])
+
+
+async def list_tables(runtime: Runtime, status: str) -> list[dict[str, Any]]:
+    """Return the newest tables with `status`; open tables only while they have a free seat."""
+    if status not in STATUSES:
+        raise invalid("Den Tisch-Status gibt es nicht: „open“, „playing“ oder „finished“.", "invalid_status")
+    async with sessions_of(runtime)() as session:
+        tables = (await session.execute(
+            select(GameTable).where(GameTable.status == status, GameTable.is_solo.is_(False))
+            .order_by(GameTable.created_at.desc()).limit(LIST_LIMIT))).scalars().all()
+        seats_by_table: dict[str, list[Seat]] = {table.table_id: [] for table in tables}
+        if tables:
+            rows = (await session.execute(select(Seat).where(Seat.table_id.in_(seats_by_table))
+                                          .order_by(Seat.seat))).scalars().all()
+            for seat in rows:
+                seats_by_table[seat.table_id].append(seat)
+    listed = [describe(table, seats_by_table[table.table_id]) for table in tables]
+    return [table for table in listed if status != OPEN or table["free_seats"] > 0]
+
+
+async def show_table(runtime: Runtime, table_id: str) -> dict[str, Any]:
+    """Return one table with its seats, or 404."""
+    async with sessions_of(runtime)() as session:
+        table = await session.get(GameTable, table_id)
+        if table is None:
+            raise table_not_found()
+        return describe(table, await _seats(session, table_id))
+
+
+async def join_table(runtime: Runtime, player: Identity, table_id: str) -> dict[str, Any]:
+    """Seat `player` in the lowest free seat of an open table; exactly one wins the last seat."""
+    try:
+        async with sessions_of(runtime).begin() as session:
+            table = await _locked_table(session, table_id)
+            _refuse_unless_open(table)
+            seats = await _seats(session, table_id)
+            if any(seat.player_id == player.player_id for seat in seats):
+                raise conflict("Du sitzt schon an diesem Tisch.", "already_seated")
+            taken = {seat.seat for seat in seats}
+            free = [index for index in range(table.player_count) if index not in taken]
+            if not free:
+                raise conflict("Der Tisch ist schon voll.", "table_full")
+            seat = _human_seat(table_id, free[0], player)
+            session.add(seat)
+            seats = sorted([*seats, seat], key=lambda each: each.seat)
+    except IntegrityError as error:  # backstop behind the row lock: (table_id, seat) is unique
+        raise conflict("Der Platz wurde gerade vergeben.", "seat_taken") from error
+    return describe(table, seats)
+
+
+async def leave_table(runtime: Runtime, player: Identity, table_id: str) -> dict[str, Any]:
+    """Free `player`'s seat before the start; the next human hosts, an empty table is dissolved."""
+    async with sessions_of(runtime).begin() as session:
+        table = await _locked_table(session, table_id)
+        if table.status != OPEN:
+            raise conflict("Die Partie hat schon begonnen – aufstehen geht jetzt nur im Spiel.", "not_open")
+        seats = await _seats(session, table_id)
+        mine = next((seat for seat in seats if seat.player_id == player.player_id), None)
+        if mine is None:
+            raise conflict("Du sitzt nicht an diesem Tisch.", "not_seated")
+        await session.delete(mine)
+        await session.flush()
+        seats = [seat for seat in seats if seat is not mine]
+        if not seats:
+            await session.delete(table)
+            return {**describe(table, []), "dissolved": True}
+        if table.host_id == player.player_id:
+            table.host_id = str(seats[0].player_id)
+    return {**describe(table, seats), "dissolved": False}
+
+
+async def start_table(runtime: Runtime, player: Identity, table_id: str) -> dict[str, Any]:
+    """Start an open table (host only): free seats go to computers if wished, else at least two humans."""
+    async with sessions_of(runtime).begin() as session:
+        table = await _locked_table(session, table_id)
+        _refuse_unless_open(table)
+        if table.host_id != player.player_id:
+            raise CommandRefused(403, "Nur wer den Tisch eröffnet hat, kann die Partie starten.", "not_host")
+        humans = await _seats(session, table_id)
+        if table.fill_with_bots:
+            by_index = {seat.seat: seat for seat in humans}
+            seats, bot_number = [], 0
+            for index in range(table.player_count):
+                if index in by_index:
+                    seats.append(_copy_seat(by_index[index], index))
+                else:
+                    bot_number += 1
+                    seats.append(_bot_seat(table_id, index, bot_number, table.bot_level))
+        else:
+            if len(humans) < 2:
+                raise conflict("Mindestens zwei Menschen müssen am Tisch sitzen, wenn die freien Plätze "
+                               "nicht an Computer gehen.", "too_few_humans")
+            # The game's seats are the real ones, numbered without gaps.
+            seats = [_copy_seat(seat, index) for index, seat in enumerate(humans)]
+        table.settings = normalize_game_settings(table.game, table.settings, len(seats))
+        for seat in humans:
+            await session.delete(seat)
+        await session.flush()
+        await _start(runtime, session, table, seats)
+    return describe(table, seats)
+
+
+async def finish_game(runtime: Runtime, table_id: str, game_id: str) -> bool:
+    """Mark the table `finished` if `game_id` is its current game; return whether this changed anything."""
+    async with sessions_of(runtime).begin() as session:
+        result = await session.execute(
+            update(GameTable)
+            .where(GameTable.table_id == table_id, GameTable.game_id == game_id, GameTable.status == PLAYING)
+            .values(status=FINISHED, finished_at=datetime.now(UTC)))
+    return bool(getattr(result, "rowcount", 0))
+
+
+def describe(table: GameTable, seats: Sequence[Seat]) -> dict[str, Any]:
+    """Return the table as the API shows it: settings, host, seats, status and current game."""
+    host = next((seat for seat in seats if seat.player_id == table.host_id), None)
+    return {
+        "table_id": table.table_id,
+        "game": table.game,
+        "settings": TableSettings(game=table.game, rules_id=table.rules or "", game_settings=table.settings,
+                                  tempo=table.tempo, think_time=table.think_time, stake=table.stake,
+                                  turbo=table.turbo).to_json(),
+        "solo": table.is_solo,
+        "host": {"player_id": table.host_id, "name": host.name if host else None},
+        "player_count": table.player_count,
+        "bot_level": table.bot_level,
+        "fill_with_bots": table.fill_with_bots,
+        "status": table.status,
+        "game_id": table.game_id,
+        "rules": table.rules,
+        "seats": [_seat_json(seat) for seat in seats],
+        "free_seats": table.player_count - len(seats) if table.status == OPEN else 0,
+        "created_at": table.created_at.isoformat() if table.created_at else None,
+    }
+
+
+async def _start(runtime: Runtime, session: AsyncSession, table: GameTable, seats: list[Seat]) -> None:
+    """Ask the table service to start the game, inside the caller's transaction and row lock.
+
+    Holding the lock while the table answers keeps joins and a second start out; if the table refuses or
+    does not answer, the transaction rolls back and the table stays as it was.
+    """
+    game_id = uuid.uuid4().hex
+    payload = {"game_id": game_id, "table_id": table.table_id, "game": table.game, "settings": table.settings,
+               "seats": [_seat_payload(seat) for seat in seats]}
+    log = get_logger(table_id=table.table_id, game_id=game_id)
+    try:
+        result = await request(runtime.nc, TABLE_START, payload)
+    except (nats.errors.TimeoutError, nats.errors.NoRespondersError) as error:
+        log.warning("table_start_unanswered")
+        raise CommandRefused(503, "Der Spieltisch ist gerade nicht erreichbar. Bitte versuche es gleich "
+                                  "noch einmal.", "table_unavailable") from error
+    for seat in seats:
+        session.add(seat)
+    table.status = PLAYING
+    table.game_id = str(result.get("game_id") or game_id)
+    table.rules = str(result.get("rules") or "") or None
+    table.started_at = datetime.now(UTC)
+    log.info("game_started", seats=len(seats))
+
+
+async def _locked_table(session: AsyncSession, table_id: str) -> GameTable:
+    table = (await session.execute(select(GameTable).where(GameTable.table_id == table_id)
+                                   .with_for_update())).scalar_one_or_none()
+    if table is None:
+        raise table_not_found()
+    return table
+
+
+async def _seats(session: AsyncSession, table_id: str) -> list[Seat]:
+    rows = await session.execute(select(Seat).where(Seat.table_id == table_id).order_by(Seat.seat))
+    return list(rows.scalars().all())
+
+
+def _refuse_unless_open(table: GameTable) -> None:
+    if table.status == PLAYING:
+        raise conflict("Die Partie an diesem Tisch hat schon begonnen.", "already_started")
+    if table.status == FINISHED:
+        raise conflict("Die Partie an diesem Tisch ist schon vorbei.", "already_finished")
+
+
+def _new_table(host: Identity, checked: TableSettings, player_count: int, bot_level: str, *,
+               fill_with_bots: bool, is_solo: bool) -> GameTable:
+    return GameTable(
+        table_id=uuid.uuid4().hex, game=checked.game, settings=checked.game_settings, tempo=checked.tempo,
+        think_time=checked.think_time, stake=checked.stake, turbo=checked.turbo, is_solo=is_solo,
+        host_id=host.player_id, player_count=player_count, bot_level=bot_level,
+        fill_with_bots=fill_with_bots, status=OPEN, created_at=datetime.now(UTC))
+
+
+def _human_seat(table_id: str, index: int, player: Identity) -> Seat:
+    return Seat(table_id=table_id, seat=index, player_id=player.player_id, name=player.name, kind="human",
+                level=None, account=player.kind.value)
+
+
+def _bot_seat(table_id: str, index: int, number: int, level: str) -> Seat:
+    return Seat(table_id=table_id, seat=index, player_id=None, name=f"Computer {number}", kind="bot",
+                level=level, account=None)
+
+
+def _copy_seat(seat: Seat, index: int) -> Seat:
+    return Seat(table_id=seat.table_id, seat=index, player_id=seat.player_id, name=seat.name, kind=seat.kind,
+                level=seat.level, account=seat.account)
+
+
+def _seat_payload(seat: Seat) -> dict[str, Any]:
+    return {"player_id": seat.player_id, "name": seat.name, "kind": seat.kind, "level": seat.level,
+            "account": seat.account}
+
+
+def _seat_json(seat: Seat) -> dict[str, Any]:
+    return {"seat": seat.seat, **_seat_payload(seat)}

@@ -1,0 +1,76 @@
+"""The lobby's background workers: following game ends, and re-publishing unpublished registrations."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+from nats.aio.msg import Msg
+from sqlalchemy import select, text
+
+from libs.platform.consumers import run_pull_consumer
+from libs.platform.envelope import EventType
+from libs.platform.logging import get_logger
+from libs.platform.service import Runtime
+from libs.platform.streams import GAMES_STREAM
+from services.lobby.database import sessions_of
+from services.lobby.facts import publish_registration
+from services.lobby.models import Player
+from services.lobby.tables import finish_game
+
+GAME_ENDS_DURABLE = "lobby-game-ends"
+GAME_EVENTS = "game.*.events"
+OUTBOX_INTERVAL = 2.0
+# Registrations younger than this are still being published by their own request.
+OUTBOX_GRACE = "5 seconds"
+
+
+async def track_game_ends(runtime: Runtime) -> None:
+    """Mark a table `finished` when its game's `GameEnded` arrives (idempotent; shared by replicas)."""
+
+    async def handle(msg: Msg) -> None:
+        await record_game_end(runtime, msg.data)
+
+    await run_pull_consumer(runtime.js, stream=GAMES_STREAM, durable=GAME_ENDS_DURABLE, subject=GAME_EVENTS,
+                            handler=handle, concurrency=8)
+
+
+async def record_game_end(runtime: Runtime, raw: bytes) -> None:
+    """Apply one game-log message: only `GameEnded` with a `data.table_id` changes anything."""
+    try:
+        event: Any = json.loads(raw)
+    except ValueError:
+        return  # not an event of ours (e.g. a timer message); nothing to do, never redeliver
+    if not isinstance(event, dict) or event.get("type") != EventType.GAME_ENDED:
+        return
+    data = event.get("data") or {}
+    table_id, game_id = data.get("table_id"), event.get("game_id")
+    if not table_id or not game_id:
+        return
+    changed = await finish_game(runtime, str(table_id), str(game_id))
+    get_logger(table_id=table_id, game_id=game_id).info("game_ended", table_marked_finished=changed)
+
+
+async def publish_pending_registrations(runtime: Runtime) -> None:
+    """Outbox: publish registration facts whose publish after sign-up failed, until each is out."""
+    log = get_logger(worker="registration_outbox")
+    while True:
+        try:
+            await publish_registrations_once(runtime)
+        except Exception:
+            log.warning("registration_outbox_failed", exc_info=True)
+        await asyncio.sleep(OUTBOX_INTERVAL)
+
+
+async def publish_registrations_once(runtime: Runtime, grace: str = OUTBOX_GRACE) -> int:
+    """Publish every overdue unpublished registration once; return how many were published."""
+    async with sessions_of(runtime).begin() as session:
+        pending = (await session.execute(
+            select(Player)
+            .where(Player.kind == "registered", Player.registration_published_at.is_(None),
+                   Player.created_at < text(f"now() - interval '{grace}'"))
+            .order_by(Player.created_at).limit(100).with_for_update(skip_locked=True))).scalars().all()
+        for player in pending:
+            await publish_registration(runtime.js, session, player)
+    return len(pending)

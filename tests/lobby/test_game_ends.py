@@ -1,0 +1,86 @@
+"""A table is finished once its game's `GameEnded` is in the log."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from nats.aio.client import Client as NatsClient
+
+from libs.platform.envelope import EventType, new_event
+from libs.platform.streams import GAMES_STREAM, game_subject
+from services.lobby.workers import GAME_ENDS_DURABLE
+from tests.lobby.conftest import Lobby, TableStandIn, new_guest
+
+
+async def append(nc: NatsClient, game_id: str, n: int, type: str, data: dict[str, Any]) -> None:
+    event = new_event(game_id=game_id, n=n, type=type, actor="system", rules="speedmosaik@1", data=data,
+                      prev="0" * 64)
+    await nc.jetstream().publish(game_subject(game_id), event.encode(), headers={"Nats-Msg-Id": event.msg_id})
+
+
+async def lobby_has_read_every_game_event(nc: NatsClient, timeout: float = 10.0) -> None:
+    """Wait until the lobby's consumer has processed (acked) everything in the GAMES stream."""
+    js = nc.jetstream()
+    deadline = asyncio.get_running_loop().time() + timeout
+    while True:
+        try:
+            info = await js.consumer_info(GAMES_STREAM, GAME_ENDS_DURABLE)
+            if info.num_pending == 0 and info.num_ack_pending == 0:
+                return
+        except Exception:  # the consumer may not exist yet right after start-up
+            pass
+        assert asyncio.get_running_loop().time() < deadline, "the lobby did not read the game events"
+        await asyncio.sleep(0.05)
+
+
+async def status_of(lobby: Lobby, table_id: str) -> str:
+    status: str = (await lobby.http.get(f"/tables/{table_id}")).json()["status"]
+    return status
+
+
+async def test_table_is_finished_after_game_ended(
+        lobby: Lobby, table_service: TableStandIn, lobby_nc: NatsClient) -> None:
+    anna = await new_guest(lobby.http, "Anna")
+    table = (await lobby.http.post("/tables/solo", json={"opponents": 1}, headers=anna["headers"])).json()
+    table_id, game_id = table["table_id"], table["game_id"]
+
+    await append(lobby_nc, game_id, 2, EventType.MOVE_MADE, {"seat": 0})
+    await lobby_has_read_every_game_event(lobby_nc)
+    assert await status_of(lobby, table_id) == "playing"
+
+    ended = {"game": "speedmosaik", "table_id": table_id, "seats": table_service.last["seats"], "outcome": {}}
+    await append(lobby_nc, game_id, 3, EventType.GAME_ENDED, ended)
+    await lobby_has_read_every_game_event(lobby_nc)
+    assert await status_of(lobby, table_id) == "finished"
+
+    # Another delivery of the end changes nothing and does not get stuck.
+    await append(lobby_nc, game_id, 4, EventType.GAME_ENDED, ended)
+    await lobby_has_read_every_game_event(lobby_nc)
+    assert await status_of(lobby, table_id) == "finished"
+    finished = [entry["table_id"] for entry in (await lobby.http.get("/tables?status=finished")).json()]
+    assert table_id not in finished  # solo tables are never listed
+
+
+async def test_the_end_of_another_game_does_not_finish_the_table(
+        lobby: Lobby, table_service: TableStandIn, lobby_nc: NatsClient) -> None:
+    anna = await new_guest(lobby.http, "Anna")
+    table = (await lobby.http.post("/tables/solo", json={"opponents": 2}, headers=anna["headers"])).json()
+
+    await append(lobby_nc, "f" * 32, 9, EventType.GAME_ENDED, {"table_id": table["table_id"]})
+    await lobby_has_read_every_game_event(lobby_nc)
+
+    assert await status_of(lobby, table["table_id"]) == "playing"
+
+
+async def test_an_open_table_game_ending_is_listed_as_finished(
+        lobby: Lobby, table_service: TableStandIn, lobby_nc: NatsClient) -> None:
+    host = await new_guest(lobby.http, "Host")
+    table = (await lobby.http.post("/tables", json={"player_count": 2}, headers=host["headers"])).json()
+    started = (await lobby.http.post(f"/tables/{table['table_id']}/start", headers=host["headers"])).json()
+
+    await append(lobby_nc, started["game_id"], 2, EventType.GAME_ENDED, {"table_id": table["table_id"]})
+    await lobby_has_read_every_game_event(lobby_nc)
+
+    finished = [entry["table_id"] for entry in (await lobby.http.get("/tables?status=finished")).json()]
+    assert table["table_id"] in finished
