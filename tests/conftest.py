@@ -103,9 +103,13 @@ class Platform:
         return self.processes[service].url
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def platform_processes(infra: Infrastructure, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Platform]:
-    """Start the five services as processes against the test servers; stop them at the end."""
+    """Start the five services as processes against the test servers; stop them after the module.
+
+    Module scope: while they run they answer the table's NATS commands too, so they must not outlive
+    the end-to-end tests into modules that run their own in-process services.
+    """
     logs = tmp_path_factory.mktemp("service-logs")
     processes = {name: ServiceProcess(name, env=infra.env(), log_path=logs / f"{name}.log").start()
                  for name in SERVICES}

@@ -56,4 +56,4 @@ async def work_turns(runtime: Runtime) -> None:
         await play_turn(runtime, json.loads(msg.data))
 
     await run_pull_consumer(runtime.js, stream=BOT_TURNS_STREAM, durable=DURABLE, subject="bot.turn.*",
-                            handler=handle, concurrency=runtime.settings.bot_concurrency)
+                            handler=handle, concurrency=runtime.settings.bot_concurrency, ack_wait=10.0)

@@ -18,7 +18,7 @@ from libs.platform.service import Runtime
 from libs.platform.streams import BOT_TURNS_STREAM, GAMES_STREAM, bot_turn_subject
 from services.table import metrics
 from services.table.games import Games
-from services.table.records import GameRecord
+from services.table.records import CorruptLog, GameRecord
 
 DURABLE = "table-followup"
 
@@ -29,7 +29,12 @@ async def follow_up_events(runtime: Runtime) -> None:
 
     async def handle(msg: Msg) -> None:
         event = Event.decode(msg.data)
-        record = await games.load(event.game_id)
+        try:
+            record = await games.load(event.game_id)
+        except CorruptLog:
+            # Redelivery cannot mend a log; an operator must look at it (the audit endpoint says why).
+            get_logger(game_id=event.game_id).error("corrupt_log_skipped", n=event.n)
+            return
         if record.n != event.n or event.type == EventType.GAME_ENDED:
             return  # a later event's follow-up decides from the newer position
         if record.is_over:
@@ -38,7 +43,7 @@ async def follow_up_events(runtime: Runtime) -> None:
         await request_computer_moves(runtime, record)
 
     await run_pull_consumer(runtime.js, stream=GAMES_STREAM, durable=DURABLE, subject="game.*.events",
-                            handler=handle, concurrency=32)
+                            handler=handle, concurrency=32, ack_wait=5.0)
 
 
 async def request_computer_moves(runtime: Runtime, record: GameRecord) -> None:
