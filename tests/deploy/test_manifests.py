@@ -1,0 +1,629 @@
+"""deploy/k8s stays true to the code: services, ports, probes, streams, consumers and metric names.
+
+No cluster needed: the manifests are read with PyYAML. Names that matter are imported from the code
+(ports, the BOT_TURNS stream, the bots consumer), so renaming them there breaks this test until the
+manifests follow. If kubectl or kustomize is installed, the overlays are also built and checked.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib.util
+import json
+import re
+import shutil
+import subprocess
+from collections.abc import Iterator
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from libs.devservers.processes import DEFAULT_PORTS
+from libs.platform.streams import BOT_TURNS_STREAM
+from services.bot.turns import DURABLE as BOT_CONSUMER
+
+yaml = pytest.importorskip("yaml")
+
+REPO = Path(__file__).resolve().parents[2]
+DEPLOY = REPO / "deploy"
+K8S = DEPLOY / "k8s"
+BASE = K8S / "base"
+OVERLAYS = {"dev": K8S / "overlays" / "dev", "production": K8S / "overlays" / "production"}
+KUSTOMIZATIONS = {"base": BASE, **OVERLAYS}
+OPERATIONS_DOC = REPO / "docs" / "operations.md"
+
+SERVICES = tuple(DEFAULT_PORTS)
+WORKLOADS = ("Deployment", "StatefulSet", "Job")
+# Labels Prometheus (prometheus-operator) adds to every scraped series.
+TARGET_LABELS = {"job", "instance", "namespace", "pod", "service", "container", "endpoint"}
+
+
+# ---------------------------------------------------------------------------------------------- reading
+
+
+def load_documents(path: Path) -> list[Any]:
+    """Every non-empty document of a YAML file."""
+    return [doc for doc in yaml.safe_load_all(path.read_text()) if doc is not None]
+
+
+@cache
+def kustomization(directory: Path) -> dict[str, Any]:
+    data: dict[str, Any] = yaml.safe_load((directory / "kustomization.yaml").read_text())
+    return data
+
+
+def generator_files(directory: Path) -> Iterator[tuple[dict[str, Any], Path]]:
+    """(generator, file) for every file a configMapGenerator or secretGenerator reads."""
+    k = kustomization(directory)
+    for generator in k.get("configMapGenerator", []) + k.get("secretGenerator", []):
+        for entry in generator.get("files", []) + generator.get("envs", []):
+            yield generator, directory / entry.split("=", 1)[-1]
+
+
+def listed_files(directory: Path) -> list[Path]:
+    """Every local file a kustomization refers to: resources, patches, generator inputs."""
+    k = kustomization(directory)
+    files = []
+    for entry in k.get("resources", []) + k.get("components", []):
+        assert "://" not in entry, f"{directory}: remote resource {entry}; kustomize must build offline"
+        path = directory / entry
+        files.append(path / "kustomization.yaml" if path.is_dir() else path)
+    for patch in k.get("patches", []) + k.get("patchesStrategicMerge", []):
+        if isinstance(patch, str):
+            files.append(directory / patch)
+        elif "path" in patch:
+            files.append(directory / patch["path"])
+    files.extend(path for _, path in generator_files(directory))
+    return files
+
+
+@cache
+def base_objects() -> tuple[dict[str, Any], ...]:
+    objects: list[dict[str, Any]] = []
+    for entry in kustomization(BASE)["resources"]:
+        objects.extend(load_documents(BASE / entry))
+    return tuple(objects)
+
+
+def objects_of(kind: str) -> list[dict[str, Any]]:
+    return [obj for obj in base_objects() if obj["kind"] == kind]
+
+
+def one(kind: str, name: str) -> dict[str, Any]:
+    found = [obj for obj in objects_of(kind) if obj["metadata"]["name"] == name]
+    assert len(found) == 1, f"expected exactly one {kind} {name} in deploy/k8s/base, found {len(found)}"
+    return found[0]
+
+
+def pod_spec(workload: dict[str, Any]) -> dict[str, Any]:
+    spec: dict[str, Any] = workload["spec"]["template"]["spec"]
+    return spec
+
+
+def containers(workload: dict[str, Any]) -> list[dict[str, Any]]:
+    spec = pod_spec(workload)
+    return list(spec.get("initContainers", [])) + list(spec["containers"])
+
+
+def env_of(container: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {entry["name"]: entry for entry in container.get("env", [])}
+
+
+def resolve_port(container: dict[str, Any], port: int | str) -> int:
+    """A probe's or Service's port (number or container port name) as a number."""
+    if isinstance(port, int):
+        return port
+    for declared in container.get("ports", []):
+        if declared.get("name") == port:
+            return int(declared["containerPort"])
+    raise AssertionError(f"container {container['name']} has no port named {port!r}")
+
+
+def generator_literals(name: str) -> dict[str, str]:
+    for generator in kustomization(BASE).get("configMapGenerator", []):
+        if generator["name"] == name:
+            return dict(literal.split("=", 1) for literal in generator.get("literals", []))
+    raise AssertionError(f"no configMapGenerator {name} in deploy/k8s/base")
+
+
+def generator_text(name: str, key: str) -> str:
+    """The text of file `key` of the base's configMapGenerator `name`."""
+    for generator in kustomization(BASE).get("configMapGenerator", []):
+        for entry in generator.get("files", []) if generator["name"] == name else []:
+            entry_key, _, source = str(entry).rpartition("=")
+            if (entry_key or Path(source).name) == key:
+                return (BASE / source).read_text()
+    raise AssertionError(f"no file {key} in configMapGenerator {name}")
+
+
+def selects(selector: dict[str, str], labels: dict[str, str]) -> bool:
+    return bool(selector) and all(labels.get(key) == value for key, value in selector.items())
+
+
+# ------------------------------------------------------------------------------------- kustomizations
+
+
+@pytest.mark.parametrize("name", list(KUSTOMIZATIONS))
+def test_every_file_a_kustomization_lists_exists_and_parses(name: str) -> None:
+    directory = KUSTOMIZATIONS[name]
+    files = listed_files(directory)
+    assert files, f"{name}: the kustomization lists nothing"
+    for path in files:
+        assert path.is_file(), f"{name}: {path.relative_to(REPO)} is listed but missing"
+        if path.suffix in (".yaml", ".yml"):
+            documents = load_documents(path)
+            assert documents, f"{path.relative_to(REPO)} is empty"
+            for doc in documents:
+                assert isinstance(doc, dict) and ("kind" in doc or path.name == "kustomization.yaml"), path
+        elif path.suffix == ".json":
+            json.loads(path.read_text())
+        else:
+            assert path.read_text().strip(), f"{path.relative_to(REPO)} is empty"
+    for patch in kustomization(directory).get("patches", []):
+        if isinstance(patch, dict) and "patch" in patch:
+            assert load_documents_from_text(patch["patch"]), f"{name}: an inline patch does not parse"
+
+
+def load_documents_from_text(text: str) -> list[Any]:
+    return [doc for doc in yaml.safe_load_all(text) if doc is not None]
+
+
+def test_every_manifest_in_base_is_listed() -> None:
+    listed = {path.resolve() for path in listed_files(BASE)}
+    on_disk = {path.resolve() for path in BASE.rglob("*") if path.is_file() and path.name != "kustomization.yaml"}
+    assert on_disk <= listed, f"files in deploy/k8s/base that no kustomization uses: {sorted(on_disk - listed)}"
+
+
+@pytest.mark.parametrize("name", list(OVERLAYS))
+def test_overlays_build_on_base_in_the_same_namespace(name: str) -> None:
+    overlay = kustomization(OVERLAYS[name])
+    assert "../../base" in overlay["resources"]
+    assert overlay.get("namespace") == kustomization(BASE)["namespace"]
+
+
+# ----------------------------------------------------------------------------------------- services
+
+
+@pytest.mark.parametrize("name", SERVICES)
+def test_each_service_has_a_deployment_running_it_with_probes_and_limits(name: str) -> None:
+    deployment = one("Deployment", name)
+    container = next(c for c in pod_spec(deployment)["containers"] if c["name"] == name)
+    port = DEFAULT_PORTS[name]
+
+    assert container.get("command", []) + container.get("args", []) == ["python", "-m", f"services.{name}"]
+    assert resolve_port(container, "http") == port
+    env = env_of(container)
+    assert env["PORT"]["value"] == str(port)
+    assert "secretKeyRef" in env["AUTH_SECRET"]["valueFrom"], "AUTH_SECRET must come from a Secret"
+    config_maps = {ref["configMapRef"]["name"] for ref in container.get("envFrom", []) if "configMapRef" in ref}
+    assert "speed-platform" in config_maps
+
+    liveness, readiness = container["livenessProbe"]["httpGet"], container["readinessProbe"]["httpGet"]
+    assert liveness["path"] == "/healthz" and resolve_port(container, liveness["port"]) == port
+    assert readiness["path"] == "/readyz" and resolve_port(container, readiness["port"]) == port
+
+    limits = container["resources"]["limits"]
+    assert limits.get("cpu") and limits.get("memory"), f"{name}: cpu and memory limits required"
+
+
+@pytest.mark.parametrize("name", SERVICES)
+def test_services_with_a_database_get_database_url_from_the_cnpg_app_secret(name: str) -> None:
+    uses_database = "uses_database=True" in (REPO / "services" / name / "app.py").read_text()
+    container = pod_spec(one("Deployment", name))["containers"][0]
+    env = env_of(container)
+    if not uses_database:
+        assert "DATABASE_URL" not in env, f"{name} has no database; do not hand it the credentials"
+        return
+    (cluster,) = objects_of("Cluster")
+    reference = env["DATABASE_URL"]["valueFrom"]["secretKeyRef"]
+    assert reference == {"name": f"{cluster['metadata']['name']}-app", "key": "uri"}
+
+
+def test_platform_config_points_at_nats_and_production() -> None:
+    literals = generator_literals("speed-platform")
+    assert literals["ENVIRONMENT"] == "production"
+    assert literals["HOST"] == "0.0.0.0"
+    assert int(literals["BOT_CONCURRENCY"]) >= 1
+    match = re.fullmatch(r"nats://([a-z0-9-]+):(\d+)", literals["NATS_URL"])
+    assert match, literals["NATS_URL"]
+    service = one("Service", match.group(1))
+    assert int(match.group(2)) in {p["port"] for p in service["spec"]["ports"]}
+    assert service["spec"]["selector"] == one("StatefulSet", "nats")["spec"]["selector"]["matchLabels"]
+
+
+def test_every_deployment_has_a_service_and_a_servicemonitor() -> None:
+    services, monitors = objects_of("Service"), objects_of("ServiceMonitor")
+    deployments = objects_of("Deployment")
+    assert {d["metadata"]["name"] for d in deployments} >= set(SERVICES)
+    for deployment in deployments:
+        name = deployment["metadata"]["name"]
+        pod_labels = deployment["spec"]["template"]["metadata"]["labels"]
+        container = pod_spec(deployment)["containers"][0]
+        matching = [s for s in services if selects(s["spec"].get("selector", {}), pod_labels)]
+        assert matching, f"no Service selects the pods of {name}"
+        for service in matching:
+            for port in service["spec"]["ports"]:
+                resolve_port(container, port.get("targetPort", port["port"]))
+        monitored = [
+            (service, endpoint)
+            for service in matching
+            for monitor in monitors
+            if selects(monitor["spec"]["selector"].get("matchLabels", {}), service["metadata"].get("labels", {}))
+            for endpoint in monitor["spec"]["endpoints"]
+        ]
+        assert monitored, f"no ServiceMonitor scrapes {name}"
+        for service, endpoint in monitored:
+            assert endpoint["port"] in {p.get("name") for p in service["spec"]["ports"]}
+            assert endpoint.get("path", "/metrics") == "/metrics"
+
+
+def test_migrations_run_in_a_job() -> None:
+    jobs = [job for job in objects_of("Job")
+            if any(c.get("command") == ["python", "-m", "libs.platform.migrate"] for c in containers(job))]
+    assert len(jobs) == 1, "one Job must run python -m libs.platform.migrate"
+    assert importlib.util.find_spec("libs.platform.migrate") is not None
+    env = env_of(pod_spec(jobs[0])["containers"][0])
+    assert env["DATABASE_URL"]["valueFrom"]["secretKeyRef"]["key"] == "uri"
+
+
+def test_containerfile_installs_from_the_lock_and_runs_as_the_manifests_user() -> None:
+    text = (DEPLOY / "Containerfile").read_text()
+    assert "uv sync --frozen --no-dev" in text
+    assert "COPY pyproject.toml uv.lock" in text
+    users = re.findall(r"^USER\s+(\d+)", text, re.MULTILINE)
+    assert users and int(users[-1]) != 0, "the image must end with a numeric non-root USER"
+    for name in SERVICES:
+        assert pod_spec(one("Deployment", name))["securityContext"]["runAsUser"] == int(users[-1])
+
+
+# ----------------------------------------------------------------------------------- security, sizing
+
+
+def check_workload_hygiene(workload: dict[str, Any]) -> None:
+    spec = pod_spec(workload)
+    name = f"{workload['kind']} {workload['metadata']['name']}"
+    for container in containers(workload):
+        resources = container.get("resources", {})
+        for kind in ("requests", "limits"):
+            assert resources.get(kind, {}).get("cpu"), f"{name}/{container['name']}: no cpu {kind}"
+            assert resources.get(kind, {}).get("memory"), f"{name}/{container['name']}: no memory {kind}"
+        context = container.get("securityContext", {})
+        assert spec.get("securityContext", {}).get("runAsNonRoot") or context.get("runAsNonRoot"), name
+        assert context.get("allowPrivilegeEscalation") is False, f"{name}/{container['name']}"
+        assert context.get("readOnlyRootFilesystem") is True, f"{name}/{container['name']}"
+        assert "ALL" in context.get("capabilities", {}).get("drop", []), f"{name}/{container['name']}"
+
+
+def test_every_container_has_requests_limits_and_a_locked_down_security_context() -> None:
+    workloads = [obj for obj in base_objects() if obj["kind"] in WORKLOADS]
+    assert len(workloads) >= len(SERVICES) + 2
+    for workload in workloads:
+        check_workload_hygiene(workload)
+
+
+def test_table_spreads_over_zones_and_nodes() -> None:
+    constraints = pod_spec(one("Deployment", "table")).get("topologySpreadConstraints", [])
+    assert {c["topologyKey"] for c in constraints} >= {"topology.kubernetes.io/zone", "kubernetes.io/hostname"}
+
+
+# ----------------------------------------------------------------------------------- NATS, PostgreSQL
+
+
+def test_nats_is_a_three_node_jetstream_cluster() -> None:
+    statefulset = one("StatefulSet", "nats")
+    replicas = statefulset["spec"]["replicas"]
+    assert replicas == 3
+    headless = one("Service", statefulset["spec"]["serviceName"])
+    assert headless["spec"]["clusterIP"] == "None"
+    assert headless["spec"].get("publishNotReadyAddresses") is True
+    conf = generator_text("nats-config", "nats.conf")
+    assert re.search(r"^jetstream\s*\{", conf, re.MULTILINE) and "store_dir" in conf
+    assert re.search(r"^cluster\s*\{", conf, re.MULTILINE)
+    assert "server_name: $SERVER_NAME" in conf
+    for index in range(replicas):
+        assert f"nats://nats-{index}.{headless['metadata']['name']}:6222" in conf
+    volumes = {v["name"]: v for v in pod_spec(statefulset)["volumes"]}
+    assert volumes["config"]["configMap"]["name"] == "nats-config"
+    assert statefulset["spec"]["volumeClaimTemplates"], "JetStream needs persistent storage"
+    nats = next(c for c in pod_spec(statefulset)["containers"] if c["name"] == "nats")
+    assert env_of(nats)["SERVER_NAME"]["valueFrom"]["fieldRef"]["fieldPath"] == "metadata.name"
+    exporter_port = next(p["name"] for c in pod_spec(statefulset)["containers"] for p in c.get("ports", [])
+                         if p["name"] == "metrics")
+    monitor = next(m for m in objects_of("ServiceMonitor")
+                   if selects(m["spec"]["selector"]["matchLabels"], headless["metadata"]["labels"]))
+    assert monitor["spec"]["endpoints"][0]["port"] == exporter_port
+
+
+def test_postgres_is_a_cloudnativepg_cluster_of_three() -> None:
+    (cluster,) = objects_of("Cluster")
+    assert cluster["apiVersion"].startswith("postgresql.cnpg.io/")
+    assert cluster["spec"]["instances"] == 3
+
+
+# ----------------------------------------------------------------------------------------- scaling
+
+
+def test_keda_scales_bots_on_the_bot_turns_consumer() -> None:
+    (scaled,) = objects_of("ScaledObject")
+    bot = one("Deployment", scaled["spec"]["scaleTargetRef"]["name"])
+    assert bot["metadata"]["name"] == "bot"
+    assert "replicas" not in bot["spec"], "KEDA owns the bot replicas; a fixed count would fight it"
+    assert scaled["spec"]["minReplicaCount"] == 1 and scaled["spec"]["maxReplicaCount"] == 20
+    (trigger,) = scaled["spec"]["triggers"]
+    assert trigger["type"] == "nats-jetstream"
+    metadata = trigger["metadata"]
+    assert metadata["stream"] == BOT_TURNS_STREAM
+    assert metadata["consumer"] == BOT_CONSUMER
+    assert metadata["account"] == "$G"
+    assert float(metadata["lagThreshold"]) > 0
+    # KEDA reaches the consumer leader as <server_name>.<endpoint>: the endpoint must be the headless
+    # Service, in the namespace the manifests are deployed to, on the NATS monitoring port.
+    host, port = metadata["natsServerMonitoringEndpoint"].rsplit(":", 1)
+    service_name, namespace, *_ = host.split(".")
+    statefulset = one("StatefulSet", "nats")
+    assert service_name == statefulset["spec"]["serviceName"]
+    assert namespace == kustomization(BASE)["namespace"]
+    nats = next(c for c in pod_spec(statefulset)["containers"] if c["name"] == "nats")
+    assert int(port) == resolve_port(nats, "monitor") == 8222
+
+
+def test_table_scales_on_cpu_from_two_to_ten() -> None:
+    (hpa,) = objects_of("HorizontalPodAutoscaler")
+    assert hpa["spec"]["scaleTargetRef"]["name"] == "table"
+    assert (hpa["spec"]["minReplicas"], hpa["spec"]["maxReplicas"]) == (2, 10)
+    assert [m["resource"]["name"] for m in hpa["spec"]["metrics"]] == ["cpu"]
+    table = one("Deployment", "table")
+    assert "replicas" not in table["spec"], "the HPA owns the table replicas"
+    assert pod_spec(table)["containers"][0]["resources"]["requests"]["cpu"], "CPU scaling needs a request"
+
+
+def test_production_has_disruption_budgets_for_table_bot_and_nats() -> None:
+    budgets = [doc for path in listed_files(OVERLAYS["production"]) if path.suffix == ".yaml"
+               for doc in load_documents(path) if doc.get("kind") == "PodDisruptionBudget"]
+    for workload in (one("Deployment", "table"), one("Deployment", "bot"), one("StatefulSet", "nats")):
+        labels = workload["spec"]["template"]["metadata"]["labels"]
+        assert any(selects(b["spec"]["selector"]["matchLabels"], labels) for b in budgets), workload["metadata"]
+
+
+# ----------------------------------------------------------------------------------------- metrics
+
+METRIC_CLASSES = {"Counter", "Gauge", "Histogram", "Summary"}
+
+
+@cache
+def defined_metrics() -> dict[str, tuple[str, frozenset[str]]]:
+    """speed_* metrics constructed in services/ and libs/: name -> (type, label names)."""
+    found: dict[str, tuple[str, frozenset[str]]] = {}
+    for root in (REPO / "services", REPO / "libs"):
+        for path in root.rglob("*.py"):
+            for node in ast.walk(ast.parse(path.read_text(), str(path))):
+                if not isinstance(node, ast.Call) or not node.args:
+                    continue
+                callee = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+                first = node.args[0]
+                if callee not in METRIC_CLASSES or not isinstance(first, ast.Constant):
+                    continue
+                if not str(first.value).startswith("speed_"):
+                    continue
+                labels_node = node.args[2] if len(node.args) > 2 else next(
+                    (k.value for k in node.keywords if k.arg == "labelnames"), None)
+                labels = frozenset(
+                    str(e.value) for e in getattr(labels_node, "elts", []) if isinstance(e, ast.Constant))
+                found[str(first.value)] = (str(callee), labels)
+    return found
+
+
+@cache
+def exposed_series() -> dict[str, frozenset[str]]:
+    """The series names Prometheus actually sees (prometheus_client suffixes), with their labels."""
+    series: dict[str, frozenset[str]] = {}
+    for name, (kind, labels) in defined_metrics().items():
+        if kind == "Counter":
+            base = name.removesuffix("_total")
+            series[f"{base}_total"] = series[f"{base}_created"] = labels
+        elif kind == "Gauge":
+            series[name] = labels
+        elif kind == "Histogram":
+            series[f"{name}_bucket"] = labels | {"le"}
+            for suffix in ("_sum", "_count", "_created"):
+                series[name + suffix] = labels
+        else:  # Summary
+            series[name] = labels | {"quantile"}
+            for suffix in ("_sum", "_count", "_created"):
+                series[name + suffix] = labels
+    return series
+
+
+def rule_expressions() -> dict[str, str]:
+    """alert name -> PromQL, from every PrometheusRule."""
+    return {
+        rule.get("alert") or rule["record"]: rule["expr"]
+        for obj in objects_of("PrometheusRule")
+        for group in obj["spec"]["groups"]
+        for rule in group["rules"]
+    }
+
+
+def dashboard_files() -> list[Path]:
+    return [path for generator, path in generator_files(BASE)
+            if generator.get("options", {}).get("labels", {}).get("grafana_dashboard") == "1"]
+
+
+def walk_expressions(node: Any) -> Iterator[str]:
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key == "expr" and isinstance(value, str):
+                yield value
+            else:
+                yield from walk_expressions(value)
+    elif isinstance(node, list):
+        for item in node:
+            yield from walk_expressions(item)
+
+
+def dashboard_expressions() -> dict[str, str]:
+    """'<file>: <panel title>' -> PromQL, from every dashboard."""
+    found = {}
+    for path in dashboard_files():
+        for panel in json.loads(path.read_text())["panels"]:
+            for index, expr in enumerate(walk_expressions(panel.get("targets", []))):
+                found[f"{path.name}: {panel['title']} #{index}"] = expr
+    return found
+
+
+def all_expressions() -> dict[str, str]:
+    return {**rule_expressions(), **dashboard_expressions()}
+
+
+SELECTOR = re.compile(r'(?<![\w"])(speed_[A-Za-z0-9_:]+)\s*(\{[^}]*\})?')
+MATCHER = re.compile(r'([A-Za-z_]\w*)\s*(?:=~|!~|!=|=)\s*"')
+NAME_REGEX = re.compile(r'__name__\s*=~\s*"([^"]+)"')
+GROUPING = re.compile(r"\b(?:by|without)\s*\(([^)]*)\)")
+OTHER_SELECTOR = re.compile(r'(?<![\w"])(?!speed_)(?:[a-z]+_[a-z0-9_]+|up)\s*[{\[]')
+
+
+def test_the_code_defines_the_metrics_the_manifests_need() -> None:
+    assert len(defined_metrics()) >= 10, "the metric scan found too little; has the metrics code moved?"
+
+
+def test_every_speed_metric_in_rules_and_dashboards_is_defined_in_the_code() -> None:
+    series = exposed_series()
+    problems = []
+    for where, expr in all_expressions().items():
+        for match in SELECTOR.finditer(expr):
+            name, matchers = match.group(1), match.group(2) or ""
+            if name not in series:
+                problems.append(f"{where}: {name} is not exported by services/ or libs/")
+                continue
+            for label in MATCHER.findall(matchers):
+                if label not in series[name] | TARGET_LABELS:
+                    problems.append(f"{where}: {name} has no label {label}")
+        for pattern in NAME_REGEX.findall(expr):
+            if not any(re.fullmatch(pattern, name) for name in series):
+                problems.append(f"{where}: __name__=~{pattern!r} matches no exported metric")
+    assert not problems, "\n".join(problems)
+
+
+def test_grouping_labels_exist_on_the_metrics_grouped() -> None:
+    series = exposed_series()
+    problems = []
+    for where, expr in all_expressions().items():
+        names = [m.group(1) for m in SELECTOR.finditer(expr) if m.group(1) in series]
+        if not names or OTHER_SELECTOR.search(expr):
+            continue  # mixed with metrics from elsewhere (kube-state-metrics, the NATS exporter)
+        known = TARGET_LABELS.union(*(series[name] for name in names))
+        for group in GROUPING.findall(expr):
+            for label in filter(None, (part.strip() for part in group.split(","))):
+                if label not in known:
+                    problems.append(f"{where}: grouping by {label}, which {names} do not have")
+    assert not problems, "\n".join(problems)
+
+
+def test_every_metric_the_code_defines_is_on_a_dashboard() -> None:
+    used = {m.group(1) for expr in dashboard_expressions().values() for m in SELECTOR.finditer(expr)}
+    missing = [name for name in defined_metrics()
+               if not any(series == name or series.startswith(name.removesuffix("_total") + "_")
+                          for series in used)]
+    assert not missing, f"metrics nobody can see; add a panel to deploy/k8s/base/monitoring/dashboards: {missing}"
+
+
+def test_alerts_cover_what_operators_care_about() -> None:
+    exprs = "\n".join(rule_expressions().values())
+    for needed in ("kube_deployment_status_replicas_ready", "speed_bot_decision_seconds_bucket",
+                   "speed_table_append_conflicts_total", "speed_table_append_seconds_bucket",
+                   'speed_http_requests_total{status=~"5..'):
+        assert needed in exprs, f"no alert uses {needed}"
+    backlog = [e for e in rule_expressions().values() if "jetstream_consumer_num_pending" in e
+               and f'stream_name="{BOT_TURNS_STREAM}"' in e and f'consumer_name="{BOT_CONSUMER}"' in e]
+    assert backlog, f"no alert on the pending messages of {BOT_TURNS_STREAM}/{BOT_CONSUMER}"
+
+
+def test_every_alert_is_explained_in_the_operations_doc() -> None:
+    doc = OPERATIONS_DOC.read_text()
+    for obj in objects_of("PrometheusRule"):
+        for group in obj["spec"]["groups"]:
+            for rule in group["rules"]:
+                if "alert" not in rule:
+                    continue
+                alert = rule["alert"]
+                assert rule["labels"]["severity"] in {"critical", "warning", "info"}, alert
+                assert rule["annotations"].get("summary"), alert
+                assert rule["annotations"].get("runbook") == f"docs/operations.md#{alert.lower()}", alert
+                assert f"### {alert}" in doc, f"docs/operations.md has no section ### {alert}"
+
+
+def test_dashboards_are_grafana_json_with_panels() -> None:
+    files = dashboard_files()
+    assert files, "no configMapGenerator labelled grafana_dashboard: '1'"
+    uids = set()
+    for path in files:
+        dashboard = json.loads(path.read_text())
+        assert dashboard["uid"] not in uids
+        uids.add(dashboard["uid"])
+        assert dashboard["title"] and dashboard["panels"]
+        for panel in dashboard["panels"]:
+            if panel["type"] != "row":
+                assert panel.get("targets"), f"{path.name}: panel {panel['title']} shows nothing"
+    exprs = "\n".join(dashboard_expressions().values())
+    for needed in ("speed_table_games_started_total", "speed_table_games_ended_total", "by (chosen_by)",
+                   "histogram_quantile(0.5, sum by (le) (rate(speed_table_append_seconds_bucket",
+                   "histogram_quantile(0.99, sum by (le) (rate(speed_table_append_seconds_bucket",
+                   "speed_table_append_conflicts_total", "speed_table_live_streams", "speed_bot_decisions_total",
+                   "sum by (le, level) (rate(speed_bot_decision_seconds_bucket",
+                   "sum by (service, route) (rate(speed_http_requests_total",
+                   "sum by (le, service, route) (rate(speed_http_request_seconds_bucket",
+                   "speed_ledger_", "speed_leaderboard_"):
+        assert needed in exprs, f"no dashboard panel uses {needed}"
+
+
+# ------------------------------------------------------------------------------- built overlays
+
+
+def kustomize_command() -> list[str] | None:
+    if shutil.which("kustomize"):
+        return ["kustomize", "build"]
+    if shutil.which("kubectl"):
+        return ["kubectl", "kustomize"]
+    return None
+
+
+@cache
+def built(name: str) -> tuple[dict[str, Any], ...]:
+    command = kustomize_command()
+    if command is None:
+        pytest.skip("neither kustomize nor kubectl is installed")
+    result = subprocess.run([*command, str(KUSTOMIZATIONS[name])], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr[-2000:]
+    return tuple(doc for doc in yaml.safe_load_all(result.stdout) if doc)
+
+
+@pytest.mark.parametrize("name", list(KUSTOMIZATIONS))
+def test_kustomize_builds_everything_into_one_namespace(name: str) -> None:
+    objects = built(name)
+    namespace = kustomization(BASE)["namespace"]
+    for obj in objects:
+        if obj["kind"] != "Namespace":
+            assert obj["metadata"].get("namespace") == namespace, f"{obj['kind']} {obj['metadata']['name']}"
+        if obj["kind"] in WORKLOADS:
+            check_workload_hygiene(obj)
+
+
+def test_built_dev_runs_one_replica_of_everything_without_autoscalers() -> None:
+    objects = built("dev")
+    kinds = {obj["kind"] for obj in objects}
+    assert not kinds & {"HorizontalPodAutoscaler", "ScaledObject"}
+    for obj in objects:
+        if obj["kind"] in ("Deployment", "StatefulSet"):
+            assert obj["spec"].get("replicas") == 1, obj["metadata"]["name"]
+
+
+def test_built_production_runs_the_http_services_twice_and_keeps_the_autoscalers() -> None:
+    objects = built("production")
+    replicas = {obj["metadata"]["name"]: obj["spec"].get("replicas")
+                for obj in objects if obj["kind"] == "Deployment"}
+    assert replicas == {"lobby": 2, "ledger": 2, "leaderboard": 2, "table": None, "bot": None}
+    assert {"HorizontalPodAutoscaler", "ScaledObject", "PodDisruptionBudget"} <= {o["kind"] for o in objects}
+    images = {c["image"] for o in objects if o["kind"] in ("Deployment", "Job") for c in containers(o)}
+    assert len(images) == 1 and not images.pop().endswith(":latest"), "production runs one pinned release"
