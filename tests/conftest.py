@@ -15,7 +15,7 @@ import pytest
 from fastapi import FastAPI
 from nats.aio.client import Client as NatsClient
 
-from libs.devservers import NatsServer, PostgresServer
+from libs.devservers import NatsServer, PostgresServer, free_port
 from libs.devservers.processes import SERVICES, ServiceProcess
 from libs.platform.database import upgrade_all
 from libs.platform.settings import Settings, get_settings
@@ -111,7 +111,7 @@ def platform_processes(infra: Infrastructure, tmp_path_factory: pytest.TempPathF
     the end-to-end tests into modules that run their own in-process services.
     """
     logs = tmp_path_factory.mktemp("service-logs")
-    processes = {name: ServiceProcess(name, env=infra.env(), log_path=logs / f"{name}.log").start()
+    processes = {name: ServiceProcess(name, env=infra.env(), port=free_port(), log_path=logs / f"{name}.log").start()
                  for name in SERVICES}
     try:
         for process in processes.values():

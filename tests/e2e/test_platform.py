@@ -145,3 +145,12 @@ def test_an_open_table_started_by_two_humans_without_computers_has_two_displays_
     late = PlayerClient.guest(lobby, table, "Emil")
     refused = httpx.post(f"{lobby}/tables/{table_id}/join", headers=late.auth)
     assert refused.status_code == 409 and refused.json()["detail"]
+
+
+def test_every_service_reports_health_readiness_and_metrics(platform_processes: Platform) -> None:
+    for name in platform_processes.processes:
+        url = platform_processes.url(name)
+        assert httpx.get(f"{url}/healthz", timeout=5).json() == {"status": "ok", "service": name}
+        assert httpx.get(f"{url}/readyz", timeout=5).status_code == 200
+        metrics = httpx.get(f"{url}/metrics", timeout=5)
+        assert metrics.status_code == 200 and "speed_http_requests_total" in metrics.text
