@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from libs.rules.speedmosaik.config import DEFAULT_CONFIG
-from libs.rules.speedmosaik.state import Board, KachelwandState, PatternLine
-from libs.rules.speedmosaik.tiles import WALL_SIZE
+from libs.rules.speedmosaik.kachelwand.state import Board, KachelwandState, PatternLine
+from libs.rules.speedmosaik.kachelwand.tiles import WALL_SIZE
 
 CONFIG = tuple(DEFAULT_CONFIG.items())
 

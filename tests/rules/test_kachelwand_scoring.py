@@ -8,9 +8,9 @@ import pytest
 
 from libs.rules.protocol import ConfigError, IllegalMove
 from libs.rules.speedmosaik import MODULE
-from libs.rules.speedmosaik.scoring import bonus_lines, final_outcome, score_round
-from libs.rules.speedmosaik.state import Board
-from libs.rules.speedmosaik.tiles import COLOURS, START_TILE, wall_colour, wall_column
+from libs.rules.speedmosaik.kachelwand.scoring import bonus_lines, final_outcome, score_round
+from libs.rules.speedmosaik.kachelwand.state import Board
+from libs.rules.speedmosaik.kachelwand.tiles import COLOURS, START_TILE, wall_colour, wall_column
 from tests.rules.helpers import assert_refused_without_change
 from tests.rules.speedmosaik_builders import board, lines, table
 

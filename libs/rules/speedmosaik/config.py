@@ -1,4 +1,4 @@
-"""Speedmosaik settings: which are known, which are playable in this rules version."""
+"""Speedmosaik settings: the workshop and its options, their defaults, and which are playable."""
 
 from __future__ import annotations
 
@@ -6,34 +6,40 @@ from typing import Any
 
 from libs.rules.protocol import ConfigError, Json
 
+WORKSHOP_NAMES: dict[str, str] = {
+    "kachelwand": "Kachelwand",
+    "kirchenfenster": "Kirchenfenster",
+    "sternpavillon": "Sternpavillon",
+}
+
+OPTIONS: dict[str, dict[str, tuple[str, ...]]] = {
+    "kachelwand": {"wall": ("fest", "frei"), "jokers": ("ohne", "mit")},
+    "kirchenfenster": {"palace": ("saeulen", "fensterfarbe")},
+    "sternpavillon": {},
+}
+"""Each workshop's options; the first value is the default."""
+
+OPTION_NAMES: dict[str, str] = {"workshop": "Werkstatt", "wall": "Wand", "jokers": "Joker", "palace": "Palast-Wertung"}
+
+NOT_YET_PLAYABLE: dict[tuple[str, str, str], str] = {
+    ("kachelwand", "wall", "frei"): "Die freie Wand ist noch nicht verfügbar – spiele mit der festen Wand.",
+    ("kachelwand", "jokers", "mit"): "Die Kachelwand mit Jokern ist noch nicht verfügbar – spiele ohne Joker.",
+}
+"""Options that are described but not yet playable in this rules version, with the reason a player reads."""
+
+KACHELWAND_KEYS: tuple[str, ...] = ("workshop", "wall", "jokers")
 DEFAULT_CONFIG: dict[str, str] = {"workshop": "kachelwand", "wall": "fest", "jokers": "ohne"}
-
-KNOWN_VALUES: dict[str, tuple[str, ...]] = {
-    "workshop": ("kachelwand", "kirchenfenster", "sternpavillon"),
-    "wall": ("fest", "frei"),
-    "jokers": ("ohne", "mit"),
-}
-
-AVAILABLE_VALUES: dict[str, tuple[str, ...]] = {
-    "workshop": ("kachelwand",),
-    "wall": ("fest",),
-    "jokers": ("ohne",),
-}
-
-NOT_YET: dict[tuple[str, str], str] = {
-    ("workshop", "kirchenfenster"): "Die Werkstatt „Kirchenfenster“ ist noch nicht verfügbar.",
-    ("workshop", "sternpavillon"): "Die Werkstatt „Sternpavillon“ ist noch nicht verfügbar.",
-    ("wall", "frei"): "Die freie Wand ist noch nicht verfügbar – spiele mit der festen Wand.",
-    ("jokers", "mit"): "Die Kachelwand mit Jokern ist noch nicht verfügbar – spiele ohne Joker.",
-}
-
-SETTING_NAMES: dict[str, str] = {"workshop": "Werkstatt", "wall": "Wand", "jokers": "Joker"}
 
 MIN_SEATS = 2
 MAX_SEATS = 4
 
 
-def normalize(config: Any, seats: Any) -> Json:
+def defaults(workshop: str) -> Json:
+    """Return the full default config of a workshop."""
+    return {"workshop": workshop, **{key: values[0] for key, values in OPTIONS[workshop].items()}}
+
+
+def normalize(config: Any, seats: Any, playable_workshops: tuple[str, ...]) -> Json:
     """Return the full config with defaults; raise ConfigError (German reason) for anything refused."""
     if not isinstance(seats, int) or isinstance(seats, bool) or not MIN_SEATS <= seats <= MAX_SEATS:
         raise ConfigError("Speedmosaik spielt man zu zweit, zu dritt oder zu viert.", "seats")
@@ -41,20 +47,41 @@ def normalize(config: Any, seats: Any) -> Json:
         config = {}
     if not isinstance(config, dict):
         raise ConfigError("Die Einstellungen haben ein unbekanntes Format.", "malformed")
-    for key in config:
-        if key not in KNOWN_VALUES:
-            raise ConfigError(f"Die Einstellung „{key}“ gibt es bei Speedmosaik nicht.", "unknown_setting")
-    result = dict(DEFAULT_CONFIG)
+    workshop = config.get("workshop", "kachelwand")
+    if workshop not in WORKSHOP_NAMES:
+        allowed = ", ".join(f"„{name}“" for name in WORKSHOP_NAMES)
+        raise ConfigError(f"Für „Werkstatt“ gibt es nur {allowed}.", "unknown_value")
+    if workshop not in playable_workshops:
+        raise ConfigError(f"Die Werkstatt „{WORKSHOP_NAMES[workshop]}“ ist noch nicht verfügbar.", "not_available")
+    options = OPTIONS[workshop]
+    result = defaults(workshop)
     for key, value in config.items():
-        if value not in KNOWN_VALUES[key]:
-            allowed = ", ".join(f"„{v}“" for v in KNOWN_VALUES[key])
-            raise ConfigError(f"Für „{SETTING_NAMES[key]}“ gibt es nur {allowed}.", "unknown_value")
-        if value not in AVAILABLE_VALUES[key]:
-            raise ConfigError(NOT_YET[(key, value)], "not_available")
+        if key == "workshop":
+            continue
+        if key not in OPTION_NAMES:
+            raise ConfigError(f"Die Einstellung „{key}“ gibt es bei Speedmosaik nicht.", "unknown_setting")
+        if key not in options:
+            owner = next(name for name, opts in OPTIONS.items() if key in opts)
+            raise ConfigError(
+                f"Die Einstellung „{OPTION_NAMES[key]}“ gibt es nur bei der Werkstatt „{WORKSHOP_NAMES[owner]}“.",
+                "not_for_workshop",
+            )
+        if value not in options[key]:
+            allowed = ", ".join(f"„{v}“" for v in options[key])
+            raise ConfigError(f"Für „{OPTION_NAMES[key]}“ gibt es nur {allowed}.", "unknown_value")
+        if (workshop, key, value) in NOT_YET_PLAYABLE:
+            raise ConfigError(NOT_YET_PLAYABLE[(workshop, key, value)], "not_available")
         result[key] = value
     return result
 
 
-def valid_configs() -> list[Json]:
-    """Return every config this rules version accepts (for the conformance suite and golden files)."""
-    return [dict(DEFAULT_CONFIG)]
+def valid_configs(playable_workshops: tuple[str, ...]) -> list[Json]:
+    """Return every playable config: each playable workshop with each combination of its options."""
+    configs: list[Json] = []
+    for workshop in playable_workshops:
+        combos: list[Json] = [defaults(workshop)]
+        for key, values in OPTIONS[workshop].items():
+            combos = [{**combo, key: value} for combo in combos for value in values
+                      if (workshop, key, value) not in NOT_YET_PLAYABLE]
+        configs.extend(combos)
+    return configs

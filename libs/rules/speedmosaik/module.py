@@ -1,4 +1,4 @@
-"""The Speedmosaik rule module (``speedmosaik@1``): the protocol functions, wired to the Kachelwand."""
+"""The Speedmosaik rule module (``speedmosaik@1``): one protocol, dispatched to the game's workshop."""
 
 from __future__ import annotations
 
@@ -7,31 +7,20 @@ from typing import Any
 from libs.rules.protocol import IllegalMove, Json, Outcome
 from libs.rules.rng import SeededRng
 from libs.rules.speedmosaik import config as settings
-from libs.rules.speedmosaik.kachelwand import (
-    FLOOR_LINE,
-    apply_take,
-    check_take,
-    check_turn,
-    floor_penalty_change,
-    legal_takes,
-    new_game,
-    parse_move,
-    placement,
-)
-from libs.rules.speedmosaik.scoring import final_outcome, preview_wall_points, wall_tile_line
-from libs.rules.speedmosaik.state import KachelwandState
-from libs.rules.speedmosaik.texts import phrase, tiles_word
-from libs.rules.speedmosaik.view import make_view, state_from_view
+from libs.rules.speedmosaik.kachelwand import WORKSHOP as KACHELWAND
+from libs.rules.speedmosaik.workshop import Workshop
 
-
-def _state(state: Any) -> KachelwandState:
-    if not isinstance(state, KachelwandState):
-        raise TypeError("not a Speedmosaik state")
-    return state
+WORKSHOPS: dict[str, Workshop] = {KACHELWAND.name: KACHELWAND}
+"""The playable workshops by name; a workshop becomes selectable in the settings once it is here."""
 
 
 class Speedmosaik:
-    """Speedmosaik rules, version 1: the Kachelwand with the fixed wall and without jokers."""
+    """Speedmosaik rules, version 1.
+
+    Adding a workshop or an option that no earlier game could have chosen keeps the version: every log
+    already written replays exactly as before (the golden playthroughs guard this). Changing what an
+    existing setting does would be a new version.
+    """
 
     game = "speedmosaik"
     version = 1
@@ -42,122 +31,63 @@ class Speedmosaik:
         return f"{self.game}@{self.version}"
 
     def valid_configs(self) -> list[Json]:
-        """Return every config this version accepts (one per playable workshop variant)."""
-        return settings.valid_configs()
+        """Return every config this version accepts (each workshop with each of its options)."""
+        return settings.valid_configs(tuple(WORKSHOPS))
 
     def normalize_config(self, config: Json, seats: int) -> Json:
         """Return the full config with defaults; raise ConfigError with a German reason."""
-        return settings.normalize(config, seats)
+        return settings.normalize(config, seats, tuple(WORKSHOPS))
 
-    def setup(self, config: Json, seats: int, seed: bytes) -> KachelwandState:
-        """Return the first round of a game with these settings, shuffled from ``seed``."""
+    def setup(self, config: Json, seats: int, seed: bytes) -> Any:
+        """Return the first state of a game with these settings, shuffled from ``seed``."""
         normalized = self.normalize_config(config, seats)
-        items = tuple((key, normalized[key]) for key in settings.DEFAULT_CONFIG)
-        return new_game(items, seats, bytes(seed))
+        return WORKSHOPS[normalized["workshop"]].setup(normalized, seats, bytes(seed))
 
     def to_move(self, state: Any) -> tuple[int, ...]:
-        """Return the seat that must take tiles now, or () once the game is over."""
-        s = _state(state)
-        return () if s.is_finished else (s.current,)
+        """Return the seats that must decide now, or () once the game is over."""
+        return _workshop_of(state).to_move(state)
 
     def legal_moves(self, state: Any, seat: int) -> list[Json]:
-        """Return this seat's legal moves: factories then centre, colours in wall order, lines 0–5."""
-        return [take.to_json() for take in legal_takes(_state(state), seat)]
+        """Return this seat's legal moves in the workshop's canonical order."""
+        return _workshop_of(state).legal_moves(state, seat)
 
-    def apply(self, state: Any, seat: int, move: Json) -> tuple[KachelwandState, list[Json]]:
+    def apply(self, state: Any, seat: int, move: Json) -> tuple[Any, list[Json]]:
         """Return the new state and German effect lines; raise IllegalMove and leave the input as it was."""
-        s = _state(state)
-        check_turn(s, seat)
-        take = parse_move(s, move)
-        check_take(s, seat, take)
-        return apply_take(s, seat, take)
+        return _workshop_of(state).apply(state, seat, move)
 
     def preview(self, state: Any, seat: int, move: Json) -> Json:
-        """Return where the tiles would go, the floor penalty, the wall points and warnings."""
-        s = _state(state)
-        check_turn(s, seat)
-        take = parse_move(s, move)
-        check_take(s, seat, take)
-        place = placement(s, seat, take)
-        warnings = []
-        if take.line == FLOOR_LINE:
-            warnings.append(
-                phrase(
-                    "kachelwand.warnung.alles_auf_boden",
-                    f"Alle {place.count} {tiles_word(place.count)} fallen auf den Boden.",
-                    anzahl=place.count,
-                ).to_json()
-            )
-        elif place.onto_floor + place.into_lid - (1 if place.start_tile_displaces else 0) > 0:
-            overflow = place.count - place.into_line
-            warnings.append(
-                phrase(
-                    "kachelwand.warnung.ueberlauf",
-                    f"{overflow} {tiles_word(overflow)} passen nicht in Musterreihe {take.line} "
-                    "und fallen auf den Boden.",
-                    anzahl=overflow,
-                    reihe=take.line,
-                ).to_json()
-            )
-        lid_tiles = place.into_lid - (1 if place.start_tile_displaces else 0)
-        if lid_tiles:
-            warnings.append(
-                phrase(
-                    "kachelwand.warnung.deckel",
-                    f"Der Boden ist voll: {lid_tiles} {tiles_word(lid_tiles)} kommen ohne Strafe in den Deckel.",
-                    anzahl=lid_tiles,
-                ).to_json()
-            )
-        if place.takes_start_tile:
-            warnings.append(
-                phrase(
-                    "kachelwand.warnung.startstein",
-                    "Du nimmst als Erster aus der Mitte: Der Startstein kommt auf deinen Boden (−1), "
-                    "dafür beginnst du die nächste Runde.",
-                ).to_json()
-            )
-        wall: Json | None = None
-        if place.completes_line:
-            tile = preview_wall_points(s.boards[seat], take.line - 1, take.colour)
-            line = wall_tile_line(take.line - 1, take.colour, tile)
-            wall = {"punkte": tile.points, "rechenweg": line.to_json()}
-        return {
-            "zug": take.to_json(),
-            "farbe": take.colour,
-            "anzahl": place.count,
-            "reihe": take.line,
-            "in_reihe": place.into_line,
-            "auf_boden": place.onto_floor,
-            "in_deckel": place.into_lid,
-            "startstein": place.takes_start_tile,
-            "bodenstrafe": floor_penalty_change(place),
-            "reihe_voll": place.completes_line,
-            "wandpunkte": wall,
-            "warnungen": warnings,
-        }
+        """Return what the move would bring, without making it."""
+        return _workshop_of(state).preview(state, seat, move)
 
     def view(self, state: Any, seat: int | None) -> Json:
-        """Return the public table (everything but the bag's order and the seed)."""
-        return make_view(_state(state), seat, self.rules_id)
+        """Return what the seat may see (never the bag's order or the seed)."""
+        return _workshop_of(state).view(state, seat, self.rules_id)
 
     def is_over(self, state: Any) -> bool:
         """Return True once the game has ended."""
-        return _state(state).is_finished
+        return _workshop_of(state).is_over(state)
 
     def outcome(self, state: Any) -> Outcome:
-        """Return ranking, scores, full rows as tie-break, Rechenweg and leaderboard points."""
-        s = _state(state)
-        if not s.is_finished:
-            raise ValueError("the game is not over yet")
-        return final_outcome(s.boards)
+        """Return ranking, scores, tie-breaks, Rechenweg and leaderboard points."""
+        return _workshop_of(state).outcome(state)
 
-    def determinize(self, view: Json, seat: int, rng: SeededRng) -> KachelwandState:
-        """Return a full state matching the view; the bag order is sampled from rng."""
+    def determinize(self, view: Json, seat: int, rng: SeededRng) -> Any:
+        """Return a full state matching the view; hidden parts are sampled from rng."""
         if view.get("spiel") != self.game:
             raise ValueError("not a Speedmosaik view")
-        return state_from_view(view, rng)
+        workshop = WORKSHOPS.get(str(view.get("einstellungen", {}).get("workshop")))
+        if workshop is None:
+            raise ValueError("the view names no known workshop")
+        return workshop.determinize(view, seat, rng)
+
+
+def _workshop_of(state: Any) -> Workshop:
+    for workshop in WORKSHOPS.values():
+        if workshop.owns(state):
+            return workshop
+    raise TypeError("not a Speedmosaik state")
 
 
 MODULE = Speedmosaik()
 
-__all__ = ["MODULE", "IllegalMove", "Speedmosaik"]
+__all__ = ["MODULE", "WORKSHOPS", "IllegalMove", "Speedmosaik"]

@@ -5,9 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from libs.rules.protocol import ComputationLine, Outcome, leaderboard_points, shared_places
-from libs.rules.speedmosaik.state import Board, PatternLine
-from libs.rules.speedmosaik.texts import phrase, points_word, seat_name, signed
-from libs.rules.speedmosaik.tiles import (
+from libs.rules.speedmosaik.kachelwand.state import Board, PatternLine
+from libs.rules.speedmosaik.kachelwand.tiles import (
     BONUS_COLOUR,
     BONUS_COLUMN,
     BONUS_ROW,
@@ -18,6 +17,7 @@ from libs.rules.speedmosaik.tiles import (
     floor_penalty,
     wall_column,
 )
+from libs.rules.speedmosaik.texts import phrase, points_word, seat_name, signed
 
 Wall = tuple[tuple[bool, ...], ...]
 

@@ -7,8 +7,8 @@ from typing import Any
 
 from libs.rules.protocol import ComputationLine, Json
 from libs.rules.rng import SeededRng
-from libs.rules.speedmosaik.state import Board, KachelwandState, PatternLine
-from libs.rules.speedmosaik.tiles import (
+from libs.rules.speedmosaik.kachelwand.state import Board, KachelwandState, PatternLine
+from libs.rules.speedmosaik.kachelwand.tiles import (
     COLOURS,
     START_TILE,
     TILES_PER_COLOUR,

@@ -7,10 +7,9 @@ from typing import Any
 
 from libs.rules.protocol import IllegalMove, Json
 from libs.rules.rng import SeededRng
-from libs.rules.speedmosaik.scoring import apply_end_bonuses, round_summary_text, score_round
-from libs.rules.speedmosaik.state import Board, KachelwandState, PatternLine
-from libs.rules.speedmosaik.texts import effect, points_word, seat_name, signed, tiles_word
-from libs.rules.speedmosaik.tiles import (
+from libs.rules.speedmosaik.kachelwand.scoring import apply_end_bonuses, round_summary_text, score_round
+from libs.rules.speedmosaik.kachelwand.state import Board, KachelwandState, PatternLine
+from libs.rules.speedmosaik.kachelwand.tiles import (
     COLOURS,
     FACTORIES_PER_SEATS,
     FLOOR_SPACES,
@@ -23,6 +22,7 @@ from libs.rules.speedmosaik.tiles import (
     sorted_tiles,
     wall_column,
 )
+from libs.rules.speedmosaik.texts import effect, points_word, seat_name, signed, tiles_word
 
 SOURCE_FACTORY = "schale"
 SOURCE_CENTRE = "mitte"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from libs.rules.protocol import ComputationLine
-from libs.rules.speedmosaik.tiles import WALL_SIZE
+from libs.rules.speedmosaik.kachelwand.tiles import WALL_SIZE
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,148 @@
+"""The Kachelwand as a Speedmosaik workshop: the protocol functions wired to its rules."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from libs.rules.protocol import Json, Outcome
+from libs.rules.rng import SeededRng
+from libs.rules.speedmosaik import config as settings
+from libs.rules.speedmosaik.kachelwand.rules import (
+    FLOOR_LINE,
+    apply_take,
+    check_take,
+    check_turn,
+    floor_penalty_change,
+    legal_takes,
+    new_game,
+    parse_move,
+    placement,
+)
+from libs.rules.speedmosaik.kachelwand.scoring import final_outcome, preview_wall_points, wall_tile_line
+from libs.rules.speedmosaik.kachelwand.state import KachelwandState
+from libs.rules.speedmosaik.kachelwand.view import make_view, state_from_view
+from libs.rules.speedmosaik.texts import phrase, tiles_word
+
+
+def _state(state: Any) -> KachelwandState:
+    if not isinstance(state, KachelwandState):
+        raise TypeError("not a Kachelwand state")
+    return state
+
+
+class Kachelwand:
+    """The Kachelwand workshop (the base form of Speedmosaik)."""
+
+    name = "kachelwand"
+
+    def owns(self, state: Any) -> bool:
+        """Return True for Kachelwand states."""
+        return isinstance(state, KachelwandState)
+
+    def setup(self, config: Json, seats: int, seed: bytes) -> KachelwandState:
+        """Return the first round of a game with these settings, shuffled from ``seed``."""
+        items = tuple((key, str(config[key])) for key in settings.KACHELWAND_KEYS)
+        return new_game(items, seats, bytes(seed))
+
+    def to_move(self, state: Any) -> tuple[int, ...]:
+        """Return the seat that must take tiles now, or () once the game is over."""
+        s = _state(state)
+        return () if s.is_finished else (s.current,)
+
+    def legal_moves(self, state: Any, seat: int) -> list[Json]:
+        """Return this seat's legal moves: factories then centre, colours in wall order, lines 0–5."""
+        return [take.to_json() for take in legal_takes(_state(state), seat)]
+
+    def apply(self, state: Any, seat: int, move: Json) -> tuple[KachelwandState, list[Json]]:
+        """Return the new state and German effect lines; raise IllegalMove and leave the input as it was."""
+        s = _state(state)
+        check_turn(s, seat)
+        take = parse_move(s, move)
+        check_take(s, seat, take)
+        return apply_take(s, seat, take)
+
+    def preview(self, state: Any, seat: int, move: Json) -> Json:
+        """Return where the tiles would go, the floor penalty, the wall points and warnings."""
+        s = _state(state)
+        check_turn(s, seat)
+        take = parse_move(s, move)
+        check_take(s, seat, take)
+        place = placement(s, seat, take)
+        warnings = []
+        if take.line == FLOOR_LINE:
+            warnings.append(
+                phrase(
+                    "kachelwand.warnung.alles_auf_boden",
+                    f"Alle {place.count} {tiles_word(place.count)} fallen auf den Boden.",
+                    anzahl=place.count,
+                ).to_json()
+            )
+        elif place.onto_floor + place.into_lid - (1 if place.start_tile_displaces else 0) > 0:
+            overflow = place.count - place.into_line
+            warnings.append(
+                phrase(
+                    "kachelwand.warnung.ueberlauf",
+                    f"{overflow} {tiles_word(overflow)} passen nicht in Musterreihe {take.line} "
+                    "und fallen auf den Boden.",
+                    anzahl=overflow,
+                    reihe=take.line,
+                ).to_json()
+            )
+        lid_tiles = place.into_lid - (1 if place.start_tile_displaces else 0)
+        if lid_tiles:
+            warnings.append(
+                phrase(
+                    "kachelwand.warnung.deckel",
+                    f"Der Boden ist voll: {lid_tiles} {tiles_word(lid_tiles)} kommen ohne Strafe in den Deckel.",
+                    anzahl=lid_tiles,
+                ).to_json()
+            )
+        if place.takes_start_tile:
+            warnings.append(
+                phrase(
+                    "kachelwand.warnung.startstein",
+                    "Du nimmst als Erster aus der Mitte: Der Startstein kommt auf deinen Boden (−1), "
+                    "dafür beginnst du die nächste Runde.",
+                ).to_json()
+            )
+        wall: Json | None = None
+        if place.completes_line:
+            tile = preview_wall_points(s.boards[seat], take.line - 1, take.colour)
+            line = wall_tile_line(take.line - 1, take.colour, tile)
+            wall = {"punkte": tile.points, "rechenweg": line.to_json()}
+        return {
+            "zug": take.to_json(),
+            "farbe": take.colour,
+            "anzahl": place.count,
+            "reihe": take.line,
+            "in_reihe": place.into_line,
+            "auf_boden": place.onto_floor,
+            "in_deckel": place.into_lid,
+            "startstein": place.takes_start_tile,
+            "bodenstrafe": floor_penalty_change(place),
+            "reihe_voll": place.completes_line,
+            "wandpunkte": wall,
+            "warnungen": warnings,
+        }
+
+    def view(self, state: Any, seat: int | None, rules_id: str) -> Json:
+        """Return the public table (everything but the bag's order and the seed)."""
+        return make_view(_state(state), seat, rules_id)
+
+    def is_over(self, state: Any) -> bool:
+        """Return True once the game has ended."""
+        return _state(state).is_finished
+
+    def outcome(self, state: Any) -> Outcome:
+        """Return ranking, scores, full rows as tie-break, Rechenweg and leaderboard points."""
+        s = _state(state)
+        if not s.is_finished:
+            raise ValueError("the game is not over yet")
+        return final_outcome(s.boards)
+
+    def determinize(self, view: Json, seat: int, rng: SeededRng) -> KachelwandState:
+        """Return a full state matching the view; the bag order is sampled from rng."""
+        return state_from_view(view, rng)
+
+
+WORKSHOP = Kachelwand()
