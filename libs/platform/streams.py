@@ -9,6 +9,7 @@ from nats.js.errors import BadRequestError, NotFoundError
 GAMES_STREAM = "GAMES"
 BOT_TURNS_STREAM = "BOT_TURNS"
 LOBBY_STREAM = "LOBBY"
+TIMERS_STREAM = "TIMERS"
 
 
 def game_subject(game_id: str) -> str:
@@ -20,6 +21,20 @@ def bot_turn_subject(game_id: str) -> str:
     """The work-queue subject of "a bot must decide in this game" requests."""
     return f"bot.turn.{game_id}"
 
+
+def timer_set_subject(game_id: str, seat: int) -> str:
+    """Where a seat's think-time deadline is scheduled (a new schedule replaces the old one)."""
+    return f"timer.set.{game_id}.{seat}"
+
+
+def timer_fire_subject(game_id: str, seat: int) -> str:
+    """Where JetStream delivers a seat's deadline when it is reached."""
+    return f"timer.fire.{game_id}.{seat}"
+
+
+# Request/reply subjects served by the bot service (queue group "bots").
+BOT_DECIDE = "bot.cmd.decide"
+BOT_ADVISE = "bot.cmd.advise"
 
 # Request/reply subjects served by the table service (queue group "table").
 TABLE_START = "table.cmd.start"
@@ -47,6 +62,15 @@ STREAMS: tuple[StreamConfig, ...] = (
         storage=StorageType.FILE,
         duplicate_window=120.0,
         discard=DiscardPolicy.OLD,
+    ),
+    StreamConfig(
+        name=TIMERS_STREAM,
+        description="Durable think-time deadlines: schedules on timer.set.*, fired onto timer.fire.*.",
+        subjects=["timer.set.*.*", "timer.fire.*.*"],
+        retention=RetentionPolicy.LIMITS,
+        storage=StorageType.FILE,
+        max_age=24 * 3600.0,
+        allow_msg_schedules=True,
     ),
     StreamConfig(
         name=LOBBY_STREAM,

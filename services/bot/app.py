@@ -6,9 +6,10 @@ from fastapi import FastAPI
 
 from libs.platform.service import create_service_app
 from libs.platform.settings import Settings
+from services.bot.commands import serve_decisions
 from services.bot.turns import work_turns
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
     """Build the bot service."""
-    return create_service_app("bot", workers=[work_turns], settings=settings)
+    return create_service_app("bot", workers=[work_turns, serve_decisions], settings=settings)

@@ -33,8 +33,9 @@ async def play_turn(runtime: Runtime, turn: dict[str, Any]) -> None:
     started = time.perf_counter()
     move = await asyncio.to_thread(decide, turn["rules"], turn["view"], seat, level, decision_rng(game_id, n, seat))
     metrics.DECISION_SECONDS.labels(level).observe(time.perf_counter() - started)
-    if runtime.settings.bot_move_delay > 0:
-        await asyncio.sleep(runtime.settings.bot_move_delay)
+    pause = runtime.settings.bot_move_delay * float(turn.get("pace", 1.0))
+    if pause > 0:
+        await asyncio.sleep(pause)
     try:
         await request(runtime.nc, TABLE_MOVE, {
             "game_id": game_id, "seat": seat, "move": move, "expected_n": n,

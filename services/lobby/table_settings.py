@@ -15,7 +15,7 @@ NO_CLOCK = "ohne"
 DEFAULT_THINK_TIME = 120
 # Stakes the text offers; accepted once the ledger holds pots (a later issue).
 OFFERED_STAKES = (10, 25, 50, 100)
-BOT_LEVELS = ("easy", "normal")
+BOT_LEVELS = ("easy", "normal", "strong")
 PLATFORM_KEYS = ("tempo", "think_time", "stake", "turbo")
 
 
@@ -72,7 +72,8 @@ def rule_module(game: str) -> Any:
 def check_bot_level(level: str) -> str:
     """Return `level` if computers can play at it, else refuse."""
     if level not in BOT_LEVELS:
-        raise invalid("Computergegner gibt es als „easy“ (leicht) oder „normal“.", "invalid_bot_level")
+        raise invalid("Computergegner gibt es als „easy“ (leicht), „normal“ oder „strong“ (stark).",
+                      "invalid_bot_level")
     return level
 
 

@@ -209,7 +209,8 @@ async def _start(runtime: Runtime, session: AsyncSession, table: GameTable, seat
     """
     game_id = uuid.uuid4().hex
     payload = {"game_id": game_id, "table_id": table.table_id, "game": table.game, "settings": table.settings,
-               "seats": [_seat_payload(seat) for seat in seats]}
+               "seats": [_seat_payload(seat) for seat in seats],
+               "platform": {"tempo": table.tempo, "think_time": table.think_time, "turbo": table.turbo}}
     log = get_logger(table_id=table.table_id, game_id=game_id)
     try:
         result = await request(runtime.nc, TABLE_START, payload)

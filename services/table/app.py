@@ -12,15 +12,18 @@ from services.table.followup import follow_up_events
 from services.table.games import Games
 from services.table.routes import router
 from services.table.seeds import SeedSource
+from services.table.timers import Clock, watch_deadlines
 
 
-def create_app(settings: Settings | None = None, seeds: SeedSource | None = None) -> FastAPI:
-    """Build the table service; `seeds` can be replaced (in tests) by a subclass of SeedSource."""
+def create_app(settings: Settings | None = None, seeds: SeedSource | None = None,
+               clock: Clock | None = None) -> FastAPI:
+    """Build the table service; tests may replace the edges `seeds` and `clock` by subclasses."""
 
     async def wire(runtime: Runtime) -> None:
         runtime.extras["games"] = Games(GameLog(runtime.js), seeds or SeedSource())
+        runtime.extras["clock"] = clock or Clock()
 
     return create_service_app(
-        "table", routers=[router], workers=[serve_commands, follow_up_events], on_startup=[wire],
-        settings=settings,
+        "table", routers=[router], workers=[serve_commands, follow_up_events, watch_deadlines],
+        on_startup=[wire], settings=settings,
     )

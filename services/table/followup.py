@@ -19,6 +19,7 @@ from libs.platform.streams import BOT_TURNS_STREAM, GAMES_STREAM, bot_turn_subje
 from services.table import metrics
 from services.table.games import Games
 from services.table.records import CorruptLog, GameRecord
+from services.table.timers import start_clocks
 
 DURABLE = "table-followup"
 
@@ -41,9 +42,17 @@ async def follow_up_events(runtime: Runtime) -> None:
             await games.finish(event.game_id)
             return
         await request_computer_moves(runtime, record)
+        await start_clocks(runtime, record)
 
     await run_pull_consumer(runtime.js, stream=GAMES_STREAM, durable=DURABLE, subject="game.*.events",
                             handler=handle, concurrency=32, ack_wait=5.0)
+
+
+def pace_of(record: GameRecord) -> float:
+    """How long computers pause before moving, relative to the normal pace (tempo and turbo settings)."""
+    if record.platform.get("turbo"):
+        return 0.0
+    return 0.5 if record.platform.get("tempo") == "schnell" else 1.0
 
 
 async def request_computer_moves(runtime: Runtime, record: GameRecord) -> None:
@@ -59,6 +68,7 @@ async def request_computer_moves(runtime: Runtime, record: GameRecord) -> None:
             "level": level,
             "rules": record.module.rules_id,
             "chosen_by": "bot" if record.seats[seat].is_bot else "departed",
+            "pace": pace_of(record),
             "view": record.module.view(record.state, seat),
         }
         await runtime.js.publish(

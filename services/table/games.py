@@ -19,7 +19,9 @@ from services.table.seeds import SeedSource, commitment
 
 CHOSEN_BY = ("player", "bot", "timeout", "departed")
 SEAT_KINDS = ("human", "bot")
-BOT_LEVELS = ("easy", "normal")
+BOT_LEVELS = ("easy", "normal", "strong")
+TEMPOS = ("normal", "schnell")
+THINK_TIMES = (30, 60, 90, 120)
 
 
 class GameNotFound(CommandRefused):
@@ -71,12 +73,13 @@ class Games:
             settings = module.normalize_config(dict(command.get("settings") or {}), len(seats))
         except ConfigError as error:
             raise CommandRefused(422, error.reason, error.code) from error
+        platform = _validate_platform(command.get("platform"))
         seed = self._seeds.draw()
         event = new_event(
             game_id=game_id, n=1, type=EventType.GAME_STARTED, actor="system", rules=module.rules_id,
             prev="0" * 64,
             data={"game": module.game, "rules": module.rules_id, "settings": settings, "seats": seats,
-                  "table_id": command.get("table_id"), "seed": seed.hex(),
+                  "platform": platform, "table_id": command.get("table_id"), "seed": seed.hex(),
                   "seed_commitment": commitment(seed)},
         )
         async with self._lock(game_id):
@@ -212,6 +215,18 @@ def _check_can_move(record: GameRecord, seat: int, expected_n: int | None) -> No
 def _check_id(game_id: str) -> None:
     if not (1 <= len(game_id) <= 64) or not all(c.isalnum() or c in "-_" for c in game_id):
         raise CommandRefused(404, f"Die Partie {game_id[:64]} gibt es nicht.", "game_not_found")
+
+
+def _validate_platform(raw: Any) -> dict[str, Any]:
+    """Return the platform settings of a game: think time per decision (None: no clock), tempo, turbo."""
+    raw = raw if isinstance(raw, dict) else {}
+    think_time = raw.get("think_time")
+    if think_time is not None and think_time not in THINK_TIMES:
+        raise CommandRefused(422, "Bedenkzeit gibt es als 30, 60, 90 oder 120 Sekunden oder „ohne“.", "malformed")
+    tempo = raw.get("tempo", "normal")
+    if tempo not in TEMPOS:
+        raise CommandRefused(422, "Tempo gibt es als „normal“ oder „schnell“.", "malformed")
+    return {"think_time": think_time, "tempo": tempo, "turbo": bool(raw.get("turbo", False))}
 
 
 def _validate_seats(raw: Any) -> list[dict[str, Any]]:

@@ -49,6 +49,18 @@ class GameRecord:
     ended: Event | None = None
     last_effects: tuple[dict[str, Any], ...] = ()
     left: frozenset[int] = field(default_factory=frozenset)
+    decision_start: tuple[int | None, ...] = ()
+    """Per seat: the event number after which its current decision began (None: nothing to decide).
+
+    A seat's think time runs per decision: it starts when the seat comes to move, and again after each
+    of its own moves that leaves it to move (a new decision), but not when someone else moves meanwhile.
+    """
+
+    @property
+    def platform(self) -> dict[str, Any]:
+        """The table's platform settings (think time, tempo, turbo) from GameStarted."""
+        platform: dict[str, Any] = self.started.data.get("platform") or {}
+        return platform
 
     @property
     def settings(self) -> dict[str, Any]:
@@ -83,13 +95,27 @@ class GameRecord:
             raise CorruptLog(f"game {self.game_id}: event {event.n} does not follow event {self.n}")
         changes: dict[str, Any] = {"last_seq": stored.seq, "n": event.n, "last_hash": event.hash}
         if event.type == EventType.MOVE_MADE:
-            state, effects = self.module.apply(self.state, event.data["seat"], event.data["move"])
-            changes.update(state=state, last_effects=tuple(effects))
+            mover = int(event.data["seat"])
+            state, effects = self.module.apply(self.state, mover, event.data["move"])
+            changes.update(state=state, last_effects=tuple(effects),
+                           decision_start=_decisions_after(self, state, event.n, mover))
         elif event.type == EventType.PLAYER_LEFT:
             changes["left"] = self.left | {int(event.data["seat"])}
         elif event.type == EventType.GAME_ENDED:
             changes["ended"] = event
         return replace(self, **changes)
+
+
+def _decisions_after(record: GameRecord, state: Any, n: int, mover: int | None) -> tuple[int | None, ...]:
+    """Return when each seat's current decision began, after event `n` (a move by `mover`) led to `state`."""
+    now = set(record.module.to_move(state)) if not record.module.is_over(state) else set()
+    before = record.decision_start
+    return tuple(
+        None if seat not in now
+        else n if seat == mover or before[seat] is None
+        else before[seat]
+        for seat in range(len(record.seats))
+    )
 
 
 def begin(stored: StoredEvent) -> GameRecord:
@@ -105,8 +131,10 @@ def begin(stored: StoredEvent) -> GameRecord:
         for i, seat in enumerate(data["seats"])
     )
     state = module.setup(data["settings"], len(seats), bytes.fromhex(data["seed"]))
+    first_movers = set(module.to_move(state))
     return GameRecord(game_id=event.game_id, module=module, started=event, seats=seats, state=state,
-                      last_seq=stored.seq, n=1, last_hash=event.hash)
+                      last_seq=stored.seq, n=1, last_hash=event.hash,
+                      decision_start=tuple(1 if seat in first_movers else None for seat in range(len(seats))))
 
 
 def replay(events: list[StoredEvent]) -> GameRecord:

@@ -14,8 +14,9 @@ from pydantic import BaseModel, Field
 
 from libs.platform.auth import Identity, InvalidToken, verify_token
 from libs.platform.envelope import ChainBroken, EventType, verify_chain
+from libs.platform.rpc import request
 from libs.platform.service import CurrentPlayer, Runtime, RuntimeDep
-from libs.platform.streams import game_subject
+from libs.platform.streams import BOT_ADVISE, game_subject
 from services.table import metrics
 from services.table.games import Games
 from services.table.records import CorruptLog, GameRecord, replay
@@ -109,6 +110,29 @@ async def preview_move(game_id: str, body: PreviewRequest, player: CurrentPlayer
         return {"move": body.move, "preview": record.module.preview(record.state, seat, body.move)}
     except IllegalMove as error:
         raise HTTPException(422, error.reason) from error
+
+
+@router.get("/{game_id}/advice")
+async def master_advice(game_id: str, player: CurrentPlayer, runtime: RuntimeDep) -> dict[str, Any]:
+    """"Rat des Meisters": the move the strong computer would make, with its reason.
+
+    Only at a table without other humans (a hint would be unfair to them), and only on the caller's turn.
+    """
+    record = await _games(runtime).load(game_id)
+    seat = _seat_of(record, player)
+    if any(other.kind == "human" and other.index != seat and other.index not in record.left
+           for other in record.seats):
+        metrics.ADVICE.labels("refused").inc()
+        raise HTTPException(403, "Rat des Meisters gibt es nur, wenn keine anderen Menschen mitspielen.")
+    if record.ended is not None or seat not in record.module.to_move(record.state):
+        raise HTTPException(409, "Du bist gerade nicht am Zug.")
+    answer = await request(runtime.nc, BOT_ADVISE, {
+        "rules": record.module.rules_id, "seat": seat, "view": record.module.view(record.state, seat),
+        "game_id": game_id, "n": record.n,
+    }, timeout=15.0)
+    metrics.ADVICE.labels("given").inc()
+    return {"game_id": game_id, "n": record.n, "move": answer["move"], "reason": answer["reason"],
+            "preview": record.module.preview(record.state, seat, answer["move"])}
 
 
 @router.get("/{game_id}/events")

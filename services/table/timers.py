@@ -1,0 +1,98 @@
+"""Think time per decision: durable deadlines on JetStream, and the computer deciding when one passes.
+
+Each time a human seat must decide, its clock starts: a message schedule on `timer.set.<game>.<seat>`
+(replacing any earlier one) fires onto `timer.fire.<game>.<seat>` after the think time plus 10 s of
+grace. A fired deadline whose decision is already made does nothing; otherwise the computer makes that
+one decision for the player, who keeps the seat, and the log marks the move `chosen_by: "timeout"`.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from nats.aio.msg import Msg
+
+from libs.platform.consumers import run_pull_consumer
+from libs.platform.logging import get_logger
+from libs.platform.rpc import CommandRefused, request
+from libs.platform.service import Runtime
+from libs.platform.streams import BOT_DECIDE, TIMERS_STREAM, timer_fire_subject, timer_set_subject
+from services.table import metrics
+from services.table.games import Games
+from services.table.records import GameRecord
+
+GRACE_SECONDS = 10
+THINK_TIMES = (30, 60, 90, 120)
+DURABLE = "table-timers"
+TIMEOUT_LEVEL = "normal"
+
+
+class Clock:
+    """The wall clock (the edge a test may shift by subclassing)."""
+
+    def now(self) -> datetime:
+        """Return the current time in UTC."""
+        return datetime.now(UTC)
+
+
+def think_time_of(record: GameRecord) -> int | None:
+    """Return the seconds a seat has per decision in this game, None for "ohne" (no clock)."""
+    value = record.platform.get("think_time")
+    return int(value) if value in THINK_TIMES else None
+
+
+async def start_clocks(runtime: Runtime, record: GameRecord) -> None:
+    """Schedule a deadline for every human seat whose decision began with the game's latest event."""
+    think_time = think_time_of(record)
+    if think_time is None or record.ended is not None:
+        return
+    clock: Clock = runtime.extras["clock"]
+    for seat, started in enumerate(record.decision_start):
+        if started != record.n or record.is_computer_seat(seat):
+            continue
+        deadline = clock.now() + timedelta(seconds=think_time + GRACE_SECONDS)
+        # Schedules have second resolution: round up, so nobody loses part of a second.
+        at = (deadline + timedelta(seconds=1)).replace(microsecond=0)
+        payload = {"game_id": record.game_id, "seat": seat, "n": record.n, "deadline": at.isoformat()}
+        await runtime.js.publish(
+            timer_set_subject(record.game_id, seat), json.dumps(payload).encode(), stream=TIMERS_STREAM,
+            headers={"Nats-Schedule": f"@at {at.strftime('%Y-%m-%dT%H:%M:%SZ')}",
+                     "Nats-Schedule-Target": timer_fire_subject(record.game_id, seat)},
+        )
+        metrics.CLOCKS_STARTED.inc()
+
+
+async def decide_for_late_player(runtime: Runtime, deadline: dict[str, Any]) -> None:
+    """Make the overdue decision with the computer, if it is still the decision the deadline was set for."""
+    games: Games = runtime.extras["games"]
+    game_id, seat, started = str(deadline["game_id"]), int(deadline["seat"]), int(deadline["n"])
+    for _attempt in range(3):
+        record = await games.load(game_id)
+        if record.ended is not None or record.decision_start[seat] != started:
+            return  # decided in time (or the game is over): nothing to do
+        answer = await request(runtime.nc, BOT_DECIDE, {
+            "rules": record.module.rules_id, "seat": seat, "level": TIMEOUT_LEVEL,
+            "view": record.module.view(record.state, seat), "game_id": game_id, "n": record.n,
+        })
+        try:
+            await games.move(game_id, seat, answer["move"], actor="system", chosen_by="timeout",
+                             expected_n=record.n)
+        except CommandRefused as refusal:
+            if refusal.code == "stale":  # someone else moved meanwhile: decide again on the new position
+                continue
+            raise
+        metrics.TIMEOUT_MOVES.inc()
+        get_logger(game_id=game_id).info("timeout_move", seat=seat, n=record.n)
+        return
+
+
+async def watch_deadlines(runtime: Runtime) -> None:
+    """Worker: act on fired deadlines of every game (one shared consumer for all table replicas)."""
+
+    async def handle(msg: Msg) -> None:
+        await decide_for_late_player(runtime, json.loads(msg.data))
+
+    await run_pull_consumer(runtime.js, stream=TIMERS_STREAM, durable=DURABLE, subject="timer.fire.*.*",
+                            handler=handle, concurrency=8, ack_wait=30.0)
