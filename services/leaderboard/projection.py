@@ -55,6 +55,21 @@ def _int_at(values: Any, index: int, what: str) -> int:
     return int(values[index])
 
 
+LEAVING_PENALTY = -10
+""""Wer eine Partie mit anderen Menschen verlässt, bekommt −10 Punkte." """
+
+
+def points_for(game_points: int, *, has_left: bool, left_other_humans: bool) -> int:
+    """Return the list points of one human's game.
+
+    Eigene Festlegung: who leaves a game with other humans gets −10 instead of the game's points; who
+    leaves a game without other humans (the computer finished it) gets 0; everyone else the game's points.
+    """
+    if left_other_humans:
+        return LEAVING_PENALTY
+    return 0 if has_left else game_points
+
+
 def read_finished_game(event: Event) -> FinishedGame:
     """Return the finished game of a `GameEnded` event, or raise MalformedGameEnded."""
     if event.type != EventType.GAME_ENDED:
@@ -68,6 +83,7 @@ def read_finished_game(event: Event) -> FinishedGame:
     if not isinstance(game, str) or not game or not isinstance(variant, str) or not variant:
         raise MalformedGameEnded("GameEnded needs a game and a variant")
     left = {seat for seat in data.get("left") or [] if isinstance(seat, int)}
+    deserted = {seat for seat in data.get("left_with_other_humans") or [] if isinstance(seat, int)}
     try:
         ended_at = datetime.fromisoformat(event.at)
     except ValueError as error:
@@ -87,7 +103,8 @@ def read_finished_game(event: Event) -> FinishedGame:
             account=seat.get("account") if isinstance(seat.get("account"), str) else None,
             place=_int_at(outcome.get("places"), index, "places"),
             score=_int_at(outcome.get("scores"), index, "scores"),
-            points=_int_at(outcome.get("leaderboard_points"), index, "leaderboard_points"),
+            points=points_for(_int_at(outcome.get("leaderboard_points"), index, "leaderboard_points"),
+                              has_left=index in left, left_other_humans=index in deserted),
             has_left=index in left,
         ))
     end_table = tuple(

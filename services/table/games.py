@@ -139,6 +139,33 @@ class Games:
                 return record
         raise CommandRefused(409, "Die Partie ist gerade sehr umkämpft; bitte erneut versuchen.", "busy")
 
+    async def leave(self, game_id: str, seat: int, player_id: str) -> GameRecord:
+        """Record that the human at `seat` left: the computer plays on for the seat from now on."""
+        _check_id(game_id)
+        async with self._lock(game_id):
+            record = await self._refresh(game_id)
+            for _attempt in range(5):
+                if record.ended is not None or record.is_over:
+                    raise CommandRefused(409, "Die Partie ist schon zu Ende.", "game_over")
+                if seat in record.left:
+                    raise CommandRefused(409, "Du hast die Partie schon verlassen.", "already_left")
+                others = [other.index for other in record.seats
+                          if other.kind == "human" and other.index != seat and other.index not in record.left]
+                event = new_event(
+                    game_id=game_id, n=record.n + 1, type=EventType.PLAYER_LEFT, actor=player_id,
+                    rules=record.module.rules_id, prev=record.last_hash,
+                    data={"seat": seat, "player_id": player_id, "with_other_humans": bool(others)},
+                )
+                try:
+                    seq = await self._append(event, expected_last_seq=record.last_seq)
+                except AppendConflict:
+                    record = await self._refresh(game_id)
+                    continue
+                record = record.fold(StoredEvent(seq=seq, event=event))
+                self._remember(record)
+                return record
+        raise CommandRefused(409, "Die Partie ist gerade sehr umkämpft; bitte erneut versuchen.", "busy")
+
     async def finish(self, game_id: str) -> GameRecord:
         """Append GameEnded (outcome and revealed seed) if the game is over and not yet ended."""
         async with self._lock(game_id):
@@ -151,7 +178,8 @@ class Games:
                     data={"game": record.module.game, "variant": record.variant, "rules": record.module.rules_id,
                           "table_id": record.started.data.get("table_id"),
                           "seats": [seat.to_json() for seat in record.seats], "outcome": outcome.to_json(),
-                          "seed": record.started.data["seed"], "left": sorted(record.left)},
+                          "seed": record.started.data["seed"], "left": sorted(record.left),
+                          "left_with_other_humans": sorted(record.left_with_others)},
                 )
                 try:
                     seq = await self._append(event, expected_last_seq=record.last_seq)

@@ -49,6 +49,8 @@ class GameRecord:
     ended: Event | None = None
     last_effects: tuple[dict[str, Any], ...] = ()
     left: frozenset[int] = field(default_factory=frozenset)
+    left_with_others: frozenset[int] = field(default_factory=frozenset)
+    """Seats whose humans left while other humans still played (they lose 10 leaderboard points)."""
     decision_start: tuple[int | None, ...] = ()
     """Per seat: the event number after which its current decision began (None: nothing to decide).
 
@@ -101,6 +103,8 @@ class GameRecord:
                            decision_start=_decisions_after(self, state, event.n, mover))
         elif event.type == EventType.PLAYER_LEFT:
             changes["left"] = self.left | {int(event.data["seat"])}
+            if event.data.get("with_other_humans"):
+                changes["left_with_others"] = self.left_with_others | {int(event.data["seat"])}
         elif event.type == EventType.GAME_ENDED:
             changes["ended"] = event
         return replace(self, **changes)

@@ -98,6 +98,15 @@ async def make_move(game_id: str, body: MoveRequest, player: CurrentPlayer, runt
     return game_view(record, seat)
 
 
+@router.post("/{game_id}/leave")
+async def leave_game(game_id: str, player: CurrentPlayer, runtime: RuntimeDep) -> dict[str, Any]:
+    """Leave a running game: the computer plays on for your seat (with other humans: −10 on the list)."""
+    games = _games(runtime)
+    seat = _seat_of(await games.load(game_id), player)
+    record = await games.leave(game_id, seat, player.player_id)
+    return game_view(record, seat)
+
+
 @router.post("/{game_id}/preview")
 async def preview_move(game_id: str, body: PreviewRequest, player: CurrentPlayer,
                        runtime: RuntimeDep) -> dict[str, Any]:

@@ -60,6 +60,7 @@ def game_ended(
     game_id: str | None = None,
     n: int = 57,
     left: Sequence[int] = (),
+    left_with_other_humans: Sequence[int] = (),
     at: datetime | None = None,
 ) -> Event:
     """A sealed `GameEnded` event as the table service appends it."""
@@ -69,7 +70,7 @@ def game_ended(
         "outcome": {"places": list(places), "scores": list(scores), "tie_break": [0] * len(seats),
                     "leaderboard_points": list(points), "lines": [[] for _ in seats],
                     "summary": {"key": "summary", "params": {}}},
-        "seed": "ab" * 32, "left": list(left),
+        "seed": "ab" * 32, "left": list(left), "left_with_other_humans": list(left_with_other_humans),
     }
     return new_event(game_id=game_id or new_id(), n=n, type=EventType.GAME_ENDED, actor="system",
                      rules="speedmosaik@1", data=data, prev="cd" * 32, at=at)

@@ -203,3 +203,23 @@ async def test_the_lists_can_be_rebuilt_from_the_stored_results(
     await engine.dispose()
 
     assert await entries(leaderboard, variant) == before
+
+
+async def test_leaving_a_game_with_other_humans_costs_ten_points(
+        leaderboard: httpx.AsyncClient, nc: NatsClient) -> None:
+    variant = fresh_variant()
+    anna, bert = human("Anna"), human("Bert")
+    await publish_and_wait(nc, game_ended([anna, bert], scores=[30, 12], places=[1, 2], points=[60, 27],
+                                          variant=variant, left=[1], left_with_other_humans=[1]))
+    listed = {entry["name"]: entry["points"] for entry in await entries(leaderboard, variant)}
+    assert listed == {"Anna": 60, "Bert": -10}
+
+
+async def test_leaving_a_solo_game_brings_no_points_and_no_penalty(
+        leaderboard: httpx.AsyncClient, nc: NatsClient) -> None:
+    variant = fresh_variant()
+    anna = human("Anna")
+    await publish_and_wait(nc, game_ended([anna, bot()], scores=[30, 12], places=[1, 2], points=[60, 27],
+                                          variant=variant, left=[0]))
+    listed = {entry["name"]: entry["points"] for entry in await entries(leaderboard, variant)}
+    assert listed == {"Anna": 0}

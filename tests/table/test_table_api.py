@@ -197,3 +197,23 @@ async def test_computers_play_a_whole_game_and_the_log_audits_clean(
     assert info.state.messages >= len(events)
     assert game_subject(game_id).startswith("game.")
 
+
+
+async def test_a_player_who_leaves_is_replaced_by_the_computer_and_the_log_says_with_whom(
+        table: httpx.AsyncClient, settings: Settings, nc: NatsClient) -> None:
+    from services.bot.app import create_app as bot_app
+
+    game_id = await start_two_humans(nc)
+    async with running_app(bot_app(settings)):
+        left = await table.post(f"/games/{game_id}/leave", headers=auth(ANNA))
+        assert left.status_code == 200
+        assert left.json()["seats"][0]["left"] is True
+        for _ in range(100):  # Anna was to move: the computer moves for her
+            events = await stored_events(nc, game_id)
+            if events[-1].type == EventType.MOVE_MADE:
+                break
+            await asyncio.sleep(0.05)
+    assert events[1].type == EventType.PLAYER_LEFT and events[1].data["with_other_humans"] is True
+    assert events[2].data["seat"] == 0 and events[2].data["chosen_by"] == "departed"
+    again = await table.post(f"/games/{game_id}/leave", headers=auth(ANNA))
+    assert again.status_code == 409
