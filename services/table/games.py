@@ -22,6 +22,7 @@ SEAT_KINDS = ("human", "bot")
 BOT_LEVELS = ("easy", "normal", "strong")
 TEMPOS = ("normal", "schnell")
 THINK_TIMES = (30, 60, 90, 120)
+STAKES = (0, 10, 25, 50, 100)
 
 
 class GameNotFound(CommandRefused):
@@ -254,7 +255,10 @@ def _validate_platform(raw: Any) -> dict[str, Any]:
     tempo = raw.get("tempo", "normal")
     if tempo not in TEMPOS:
         raise CommandRefused(422, "Tempo gibt es als „normal“ oder „schnell“.", "malformed")
-    return {"think_time": think_time, "tempo": tempo, "turbo": bool(raw.get("turbo", False))}
+    stake = raw.get("stake", 0)
+    if not isinstance(stake, int) or isinstance(stake, bool) or stake not in STAKES:
+        raise CommandRefused(422, "Einsatz gibt es als 10, 25, 50 oder 100 Taler (oder keinen).", "malformed")
+    return {"think_time": think_time, "tempo": tempo, "turbo": bool(raw.get("turbo", False)), "stake": stake}
 
 
 def _validate_seats(raw: Any) -> list[dict[str, Any]]:
