@@ -127,6 +127,10 @@ class RuleModule(Protocol):
         """Return ``f"{game}@{version}"``."""
         ...
 
+    def settings_options(self) -> Json:
+        """Return the settings a table can choose (names, values, defaults, availability) for a lobby."""
+        ...
+
     def normalize_config(self, config: Json, seats: int) -> Json:
         """Return the config with defaults filled in; raise ConfigError with a German reason."""
         ...

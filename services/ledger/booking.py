@@ -12,7 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from libs.platform.rpc import CommandRefused
 from services.ledger.metrics import DUPLICATES_IGNORED, TRANSACTIONS_BOOKED
-from services.ledger.models import Account, AccountKind, LedgerTransaction, Posting
+from services.ledger.models import NEVER_NEGATIVE, Account, AccountKind, LedgerTransaction, Posting
 
 GRANTS_ACCOUNT = "grants"
 HOUSE_ACCOUNT = "house"
@@ -60,6 +60,11 @@ def wallet_account(player_id: str) -> str:
 def pot_account(game_id: str) -> str:
     """The account id of a game's pot."""
     return f"pot:{game_id}"
+
+
+def hold_account(table_id: str, player_id: str) -> str:
+    """The account id of the stake a player has held at a table (escrow until the game starts)."""
+    return f"hold:{table_id}:{player_id}"
 
 
 async def open_account(session: AsyncSession, account_id: str, kind: AccountKind, owner: str | None) -> None:
@@ -141,11 +146,35 @@ async def _move_balances(session: AsyncSession, lines: tuple[tuple[str, int], ..
         if account is None:
             raise UnknownAccount(account_id)
         new_balance = account.balance + change[account_id]
-        if account.kind == AccountKind.WALLET and new_balance < 0:
+        if account.kind in NEVER_NEGATIVE and new_balance < 0:
             raise InsufficientFunds(
                 f"Nicht genug Taler: Guthaben {account.balance} Taler, benötigt {-change[account_id]} Taler."
             )
         account.balance = new_balance
+
+
+async def record_decision(session: AsyncSession, idempotency_key: str, kind: str, memo: str = "") -> Booking:
+    """Book a transaction without postings under `idempotency_key`: "decided, nothing moved", once.
+
+    It takes the key, so a later booking under the same key (e.g. a redelivered event) finds this
+    decision instead of moving money.
+    """
+    async with session.begin_nested():
+        inserted = await session.execute(
+            insert(LedgerTransaction)
+            .values(idempotency_key=idempotency_key, kind=kind, memo=memo)
+            .on_conflict_do_nothing(index_elements=[LedgerTransaction.idempotency_key])
+            .returning(LedgerTransaction.id, LedgerTransaction.created_at)
+        )
+        row = inserted.first()
+    if row is None:
+        DUPLICATES_IGNORED.labels(kind).inc()
+        first = await find_booking(session, idempotency_key)
+        assert first is not None
+        return replace(first, is_duplicate=True)
+    TRANSACTIONS_BOOKED.labels(kind).inc()
+    return Booking(transaction_id=row[0], idempotency_key=idempotency_key, kind=kind, memo=memo,
+                   created_at=row[1], postings=())
 
 
 async def find_booking(session: AsyncSession, idempotency_key: str) -> Booking | None:

@@ -32,21 +32,27 @@ class Base(DeclarativeBase):
 
 
 class AccountKind(StrEnum):
-    """What an account is: a player's wallet, the house, the money supply, or a game's pot."""
+    """What an account is: a wallet, the house, the money supply, a game's pot, or a held stake."""
 
     WALLET = "wallet"
     HOUSE = "house"
     GRANTS = "grants"
     POT = "pot"
+    HOLD = "hold"
+
+
+# Accounts that can never owe anything: a wallet, a held stake, a pot.
+NEVER_NEGATIVE = frozenset({AccountKind.WALLET, AccountKind.HOLD, AccountKind.POT})
 
 
 class Account(Base):
-    """One account; `balance` always equals the sum of its postings and a wallet's is never negative."""
+    """One account; `balance` equals the sum of its postings; wallets, holds and pots are never negative."""
 
     __tablename__ = "accounts"
     __table_args__ = (
-        CheckConstraint("kind IN ('wallet', 'house', 'grants', 'pot')", name="account_kind_known"),
+        CheckConstraint("kind IN ('wallet', 'house', 'grants', 'pot', 'hold')", name="account_kind_known"),
         CheckConstraint("kind <> 'wallet' OR balance >= 0", name="wallet_never_negative"),
+        CheckConstraint("kind NOT IN ('hold', 'pot') OR balance >= 0", name="escrow_never_negative"),
         UniqueConstraint("kind", "owner", name="account_kind_owner_unique"),
     )
 

@@ -1,1 +1,1 @@
-"""The lobby: players (guests and registered), open tables, seats, settings and starting games."""
+"""The lobby: players (guests and registered), open tables, seats, settings, stakes, starting games, rematch."""

@@ -4,20 +4,25 @@ from __future__ import annotations
 
 from fastapi import FastAPI
 
-from libs.platform.service import create_service_app
+from libs.platform.service import Runtime, create_service_app
 from libs.platform.settings import Settings
+from services.lobby.clock import Clock
 from services.lobby.database import open_sessions
-from services.lobby.routers import players, tables
-from services.lobby.workers import publish_pending_registrations, track_game_ends
+from services.lobby.routers import games, players, tables
+from services.lobby.workers import publish_pending_registrations, sweep_rematches, track_game_ends
 
 
-def create_app(settings: Settings | None = None) -> FastAPI:
-    """Build the lobby service."""
+def create_app(settings: Settings | None = None, clock: Clock | None = None) -> FastAPI:
+    """Build the lobby service; tests may replace the edge `clock` by a subclass."""
+
+    async def wire(runtime: Runtime) -> None:
+        runtime.extras["clock"] = clock or Clock()
+
     return create_service_app(
         "lobby",
-        routers=[players.router, tables.router],
-        workers=[track_game_ends, publish_pending_registrations],
-        on_startup=[open_sessions],
+        routers=[players.router, tables.router, games.router],
+        workers=[track_game_ends, publish_pending_registrations, sweep_rematches],
+        on_startup=[open_sessions, wire],
         uses_database=True,
         settings=settings,
     )

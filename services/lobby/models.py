@@ -73,6 +73,8 @@ class GameTable(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
     started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    # While the humans of the last game are asked back ("Nochmal"): until when their seats are held.
+    rematch_until: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
 
 
 class Seat(Base):
@@ -88,5 +90,9 @@ class Seat(Base):
     kind: Mapped[str] = mapped_column(String(8))  # human | bot
     level: Mapped[str | None] = mapped_column(String(16))
     account: Mapped[str | None] = mapped_column(String(16))  # guest | registered | None for bots
+    # The ledger key of the stake held for this seat (None: no stake held, e.g. guests, bots, no-stake tables).
+    stake_key: Mapped[str | None] = mapped_column(String(300))
+    # Set while the seat is kept for a player of the last game who has not clicked "Nochmal" yet.
+    held_until: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
 
     __table_args__ = (UniqueConstraint("table_id", "player_id", name="seats_one_per_player"),)

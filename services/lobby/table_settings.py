@@ -13,7 +13,7 @@ TEMPOS = ("normal", "schnell")
 THINK_TIMES = (30, 60, 90, 120)
 NO_CLOCK = "ohne"
 DEFAULT_THINK_TIME = 120
-# Stakes the text offers; accepted once the ledger holds pots (a later issue).
+# "Einsatz: 10, 25, 50 oder 100 Taler je Partie" (0: without stake).
 OFFERED_STAKES = (10, 25, 50, 100)
 BOT_LEVELS = ("easy", "normal", "strong")
 PLATFORM_KEYS = ("tempo", "think_time", "stake", "turbo")
@@ -99,11 +99,9 @@ def _stake(value: Any, *, is_solo: bool) -> int:
         return 0
     if is_solo:
         raise invalid("Solo spielst du ohne Einsatz.", "invalid_settings")
-    if value in OFFERED_STAKES:
-        raise invalid("Einsätze in Talern kommen erst, wenn das Konto den Topf verwaltet – "
-                      "bis dahin spielen alle Tische ohne Einsatz (Einsatz 0).", "stake_not_yet")
-    raise invalid("Der Einsatz ist 10, 25, 50 oder 100 Taler – vorerst aber nur 0 (ohne Einsatz).",
-                  "invalid_settings")
+    if value not in OFFERED_STAKES:
+        raise invalid("Der Einsatz ist 10, 25, 50 oder 100 Taler oder 0 (ohne Einsatz).", "invalid_settings")
+    return int(value)
 
 
 def _turbo(value: Any, *, is_solo: bool) -> bool:

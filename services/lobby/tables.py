@@ -1,14 +1,15 @@
-"""Handlers for tables: solo games, open tables, joining, leaving and starting."""
+"""Handlers for tables: solo games, open tables, joining, leaving, starting, and "Nochmal" (rematch)."""
 
 from __future__ import annotations
 
+import hashlib
 import uuid
 from collections.abc import Sequence
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import nats.errors
-from sqlalchemy import select, update
+from sqlalchemy import exists, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -17,20 +18,25 @@ from libs.platform.logging import get_logger
 from libs.platform.rpc import CommandRefused, request
 from libs.platform.service import Runtime
 from libs.platform.streams import TABLE_START
+from services.lobby.clock import clock_of
 from services.lobby.database import sessions_of
 from services.lobby.errors import conflict, invalid, table_not_found
 from services.lobby.models import GameTable, Seat
+from services.lobby.stakes import hold_stake, holds_undone_on_failure, pays_stake, release_stake
 from services.lobby.table_settings import (
     TableSettings,
     check_bot_level,
     normalize_game_settings,
+    rule_module,
     validate_settings,
 )
 
-OPEN, PLAYING, FINISHED = "open", "playing", "finished"
-STATUSES = (OPEN, PLAYING, FINISHED)
+OPEN, PLAYING, FINISHED, REMATCH = "open", "playing", "finished", "rematch"
+STATUSES = (OPEN, PLAYING, FINISHED, REMATCH)
 MIN_SEATS, MAX_SEATS = 2, 4
 LIST_LIMIT = 100
+# "die Plätze der anderen bleiben bis zu zwei Minuten für sie frei"
+REMATCH_HOLD = timedelta(minutes=2)
 
 
 async def start_solo(runtime: Runtime, player: Identity, game: str, settings: dict[str, Any] | None,
@@ -58,12 +64,14 @@ async def open_table(runtime: Runtime, host: Identity, game: str, settings: dict
         raise invalid("Ein Tisch hat 2 bis 4 Plätze.", "invalid_player_count")
     check_bot_level(bot_level)
     checked = validate_settings(game, settings, player_count, is_solo=False)
-    async with sessions_of(runtime).begin() as session:
+    async with holds_undone_on_failure(runtime) as held, sessions_of(runtime).begin() as session:
         table = _new_table(host, checked, player_count, bot_level, fill_with_bots=fill_with_bots,
                            is_solo=False)
         session.add(table)
         await session.flush()
         seat = _human_seat(table.table_id, 0, host)
+        if pays_stake(table, host):
+            await hold_stake(runtime, table, seat, held)
         session.add(seat)
     return describe(table, [seat])
 
@@ -71,7 +79,10 @@ async def open_table(runtime: Runtime, host: Identity, game: str, settings: dict
 async def list_tables(runtime: Runtime, status: str) -> list[dict[str, Any]]:
     """Return the newest tables with `status`; open tables only while they have a free seat."""
     if status not in STATUSES:
-        raise invalid("Den Tisch-Status gibt es nicht: „open“, „playing“ oder „finished“.", "invalid_status")
+        raise invalid("Den Tisch-Status gibt es nicht: „open“, „playing“, „finished“ oder „rematch“.",
+                      "invalid_status")
+    if status in (OPEN, REMATCH):
+        await reopen_expired_rematches(runtime)
     async with sessions_of(runtime)() as session:
         tables = (await session.execute(
             select(GameTable).where(GameTable.status == status, GameTable.is_solo.is_(False))
@@ -87,21 +98,32 @@ async def list_tables(runtime: Runtime, status: str) -> list[dict[str, Any]]:
 
 
 async def show_table(runtime: Runtime, table_id: str) -> dict[str, Any]:
-    """Return one table with its seats, or 404."""
+    """Return one table with its seats, or 404 (seats kept past their two minutes are freed first)."""
     async with sessions_of(runtime)() as session:
         table = await session.get(GameTable, table_id)
         if table is None:
             raise table_not_found()
-        return describe(table, await _seats(session, table_id))
+        is_due = _is_rematch_due(runtime, table)
+        if not is_due:
+            return describe(table, await _seats(session, table_id))
+    async with sessions_of(runtime).begin() as session:
+        table = await _locked_table(session, table_id)
+        seats = await _settle_rematch(runtime, session, table, await _seats(session, table_id))
+        if seats is None:
+            raise table_not_found()
+        return describe(table, seats)
 
 
 async def join_table(runtime: Runtime, player: Identity, table_id: str) -> dict[str, Any]:
     """Seat `player` in the lowest free seat of an open table; exactly one wins the last seat."""
     try:
-        async with sessions_of(runtime).begin() as session:
+        async with holds_undone_on_failure(runtime) as held, sessions_of(runtime).begin() as session:
             table = await _locked_table(session, table_id)
+            settled = await _settle_rematch(runtime, session, table, await _seats(session, table_id))
+            if settled is None:
+                raise table_not_found()
+            seats = settled
             _refuse_unless_open(table)
-            seats = await _seats(session, table_id)
             if any(seat.player_id == player.player_id for seat in seats):
                 raise conflict("Du sitzt schon an diesem Tisch.", "already_seated")
             taken = {seat.seat for seat in seats}
@@ -109,6 +131,8 @@ async def join_table(runtime: Runtime, player: Identity, table_id: str) -> dict[
             if not free:
                 raise conflict("Der Tisch ist schon voll.", "table_full")
             seat = _human_seat(table_id, free[0], player)
+            if pays_stake(table, player):
+                await hold_stake(runtime, table, seat, held)
             session.add(seat)
             seats = sorted([*seats, seat], key=lambda each: each.seat)
     except IntegrityError as error:  # backstop behind the row lock: (table_id, seat) is unique
@@ -117,15 +141,28 @@ async def join_table(runtime: Runtime, player: Identity, table_id: str) -> dict[
 
 
 async def leave_table(runtime: Runtime, player: Identity, table_id: str) -> dict[str, Any]:
-    """Free `player`'s seat before the start; the next human hosts, an empty table is dissolved."""
+    """Free `player`'s seat before the start (the held stake goes back); the next human hosts, an empty
+    table is dissolved. While seats are kept for a rematch, leaving says "not this time"."""
     async with sessions_of(runtime).begin() as session:
         table = await _locked_table(session, table_id)
-        if table.status != OPEN:
+        settled = await _settle_rematch(runtime, session, table, await _seats(session, table_id))
+        if settled is None:
+            raise table_not_found()
+        seats = settled
+        if table.status not in (OPEN, REMATCH):
             raise conflict("Die Partie hat schon begonnen – aufstehen geht jetzt nur im Spiel.", "not_open")
-        seats = await _seats(session, table_id)
         mine = next((seat for seat in seats if seat.player_id == player.player_id), None)
         if mine is None:
             raise conflict("Du sitzt nicht an diesem Tisch.", "not_seated")
+        await release_stake(runtime, mine)
+        if table.status == REMATCH:
+            # The seat counts as "not coming back": freed when the table reopens, at once if nobody is
+            # waited for any more.
+            mine.held_until = clock_of(runtime).now()
+            remaining = await _settle_rematch(runtime, session, table, seats)
+            if remaining is None:
+                return {**describe(table, []), "dissolved": True}
+            return {**describe(table, remaining), "dissolved": False}
         await session.delete(mine)
         await session.flush()
         seats = [seat for seat in seats if seat is not mine]
@@ -144,28 +181,114 @@ async def start_table(runtime: Runtime, player: Identity, table_id: str) -> dict
         _refuse_unless_open(table)
         if table.host_id != player.player_id:
             raise CommandRefused(403, "Nur wer den Tisch eröffnet hat, kann die Partie starten.", "not_host")
-        humans = await _seats(session, table_id)
-        if table.fill_with_bots:
-            by_index = {seat.seat: seat for seat in humans}
-            seats, bot_number = [], 0
-            for index in range(table.player_count):
-                if index in by_index:
-                    seats.append(_copy_seat(by_index[index], index))
-                else:
-                    bot_number += 1
-                    seats.append(_bot_seat(table_id, index, bot_number, table.bot_level))
-        else:
-            if len(humans) < 2:
-                raise conflict("Mindestens zwei Menschen müssen am Tisch sitzen, wenn die freien Plätze "
-                               "nicht an Computer gehen.", "too_few_humans")
-            # The game's seats are the real ones, numbered without gaps.
-            seats = [_copy_seat(seat, index) for index, seat in enumerate(humans)]
-        table.settings = normalize_game_settings(table.game, table.settings, len(seats))
-        for seat in humans:
-            await session.delete(seat)
-        await session.flush()
-        await _start(runtime, session, table, seats)
+        seats = await _start_seated(runtime, session, table, await _seats(session, table_id))
     return describe(table, seats)
+
+
+async def rematch_table(runtime: Runtime, player: Identity, table_id: str) -> dict[str, Any]:
+    """"Nochmal": after the game, sit again at your seat (stake held again at stake tables).
+
+    Alone with computers, the next game starts at once with the same settings and seats. With other
+    humans the table waits up to two minutes for them, their seats kept; when all are back the next game
+    starts by itself, otherwise the seats of those who did not come back are freed and the table reopens.
+    """
+    now = clock_of(runtime).now()
+    is_everyone_back = False
+    async with holds_undone_on_failure(runtime) as held, sessions_of(runtime).begin() as session:
+        table = await _locked_table(session, table_id)
+        seats = await _settle_rematch(runtime, session, table, await _seats(session, table_id))
+        if seats is None:
+            raise table_not_found()
+        mine = next((seat for seat in seats if seat.player_id == player.player_id and seat.kind == "human"),
+                    None)
+        if table.status == OPEN:
+            if mine is not None:
+                raise conflict("Du sitzt schon wieder an diesem Tisch.", "already_back")
+            reopened = True  # too late: the seats are free again, so sit down as anyone would
+        else:
+            reopened = False
+            if table.status == PLAYING:
+                raise conflict("Die Partie an diesem Tisch läuft noch.", "still_playing")
+            if mine is None:
+                raise CommandRefused(403, "Nochmal spielen kann nur, wer an diesem Tisch mitgespielt hat.",
+                                     "not_a_player")
+            humans = [seat for seat in seats if seat.kind == "human"]
+            if table.status == FINISHED and (table.is_solo or len(humans) == 1):
+                if pays_stake(table, player):
+                    await hold_stake(runtime, table, mine, held)
+                seats = await _start_seated(runtime, session, table, seats)
+                return describe(table, seats)
+            if table.status == FINISHED:
+                table.status, table.rematch_until = REMATCH, now + REMATCH_HOLD
+                for seat in seats:
+                    if seat.kind == "bot":
+                        await session.delete(seat)  # computers sit down again when the game starts
+                    else:
+                        seat.held_until = table.rematch_until
+                seats = humans
+            elif mine.held_until is None:
+                raise conflict("Du sitzt schon wieder an diesem Tisch.", "already_back")
+            mine.held_until = None
+            if pays_stake(table, player):
+                await hold_stake(runtime, table, mine, held)
+            is_everyone_back = all(seat.held_until is None for seat in seats)
+    if reopened:
+        return await join_table(runtime, player, table_id)
+    if is_everyone_back:
+        await start_if_everyone_back(runtime, table_id)
+    return await show_table(runtime, table_id)
+
+
+async def start_if_everyone_back(runtime: Runtime, table_id: str) -> bool:
+    """Start the next game at a rematch table once every human of the last game is back; return if started.
+
+    Runs after the last "Nochmal" is committed. If the table service is unreachable the table keeps
+    waiting and the rematch sweeper tries again; if it refuses, the table reopens for a normal start.
+    """
+    log = get_logger(table_id=table_id)
+    try:
+        async with sessions_of(runtime).begin() as session:
+            table = await _locked_table(session, table_id)
+            seats = await _seats(session, table_id)
+            if table.status != REMATCH or any(seat.held_until is not None for seat in seats):
+                return False
+            await _start_seated(runtime, session, table, seats)
+        return True
+    except CommandRefused as refusal:
+        if refusal.status == 503:
+            log.warning("rematch_start_deferred")
+            return False
+        log.warning("rematch_start_refused", reason=refusal.reason)
+    async with sessions_of(runtime).begin() as session:
+        await session.execute(update(GameTable).where(GameTable.table_id == table_id, GameTable.status == REMATCH)
+                              .values(status=OPEN, rematch_until=None))
+    return False
+
+
+async def reopen_expired_rematches(runtime: Runtime) -> int:
+    """Free the seats kept past their two minutes and reopen those tables; return how many reopened.
+
+    Replicas share the work: tables another replica is settling are skipped (`SKIP LOCKED`).
+    """
+    now = clock_of(runtime).now()
+    async with sessions_of(runtime).begin() as session:
+        due = (await session.execute(
+            select(GameTable).where(GameTable.status == REMATCH, GameTable.rematch_until <= now)
+            .order_by(GameTable.rematch_until).limit(LIST_LIMIT).with_for_update(skip_locked=True)
+        )).scalars().all()
+        for table in due:
+            await _settle_rematch(runtime, session, table, await _seats(session, table.table_id))
+    return len(due)
+
+
+async def start_deferred_rematches(runtime: Runtime) -> int:
+    """Start the rematch tables whose humans are all back but whose start did not get through; return how many."""
+    waiting = exists().where(Seat.table_id == GameTable.table_id, Seat.held_until.is_not(None))
+    async with sessions_of(runtime)() as session:
+        ready = (await session.execute(
+            select(GameTable.table_id).where(GameTable.status == REMATCH, ~waiting).limit(LIST_LIMIT)
+        )).scalars().all()
+    return sum([await start_if_everyone_back(runtime, table_id) for table_id in ready])
 
 
 async def finish_game(runtime: Runtime, table_id: str, game_id: str) -> bool:
@@ -179,7 +302,7 @@ async def finish_game(runtime: Runtime, table_id: str, game_id: str) -> bool:
 
 
 def describe(table: GameTable, seats: Sequence[Seat]) -> dict[str, Any]:
-    """Return the table as the API shows it: settings, host, seats, status and current game."""
+    """Return the table as the API shows it: settings, host, seats, status, current game, rematch wait."""
     host = next((seat for seat in seats if seat.player_id == table.host_id), None)
     return {
         "table_id": table.table_id,
@@ -197,8 +320,74 @@ def describe(table: GameTable, seats: Sequence[Seat]) -> dict[str, Any]:
         "rules": table.rules,
         "seats": [_seat_json(seat) for seat in seats],
         "free_seats": table.player_count - len(seats) if table.status == OPEN else 0,
+        "rematch_until": table.rematch_until.isoformat() if table.rematch_until else None,
         "created_at": table.created_at.isoformat() if table.created_at else None,
     }
+
+
+async def _start_seated(runtime: Runtime, session: AsyncSession, table: GameTable,
+                        seated: list[Seat]) -> list[Seat]:
+    """Start the game with the humans sitting at `table` (computers as the table wishes); return its seats.
+
+    With `fill_with_bots` every other seat gets a computer; without, the humans play alone, renumbered
+    without gaps, and there must be at least two.
+    """
+    humans = [seat for seat in seated if seat.kind == "human"]
+    if table.fill_with_bots:
+        by_index = {seat.seat: seat for seat in humans}
+        seats, bot_number = [], 0
+        for index in range(table.player_count):
+            if index in by_index:
+                seats.append(_copy_seat(by_index[index], index))
+            else:
+                bot_number += 1
+                seats.append(_bot_seat(table.table_id, index, bot_number, table.bot_level))
+    else:
+        if len(humans) < 2:
+            raise conflict("Mindestens zwei Menschen müssen am Tisch sitzen, wenn die freien Plätze "
+                           "nicht an Computer gehen.", "too_few_humans")
+        # The game's seats are the real ones, numbered without gaps.
+        seats = [_copy_seat(seat, index) for index, seat in enumerate(humans)]
+    table.settings = normalize_game_settings(table.game, table.settings, len(seats))
+    for seat in seated:
+        await session.delete(seat)
+    await session.flush()
+    await _start(runtime, session, table, seats)
+    table.rematch_until = None
+    return seats
+
+
+def _is_rematch_due(runtime: Runtime, table: GameTable) -> bool:
+    return (table.status == REMATCH and table.rematch_until is not None
+            and table.rematch_until <= clock_of(runtime).now())
+
+
+async def _settle_rematch(runtime: Runtime, session: AsyncSession, table: GameTable,
+                          seats: list[Seat]) -> list[Seat] | None:
+    """Reopen a rematch table once no seat is kept any more; return its seats (None: table dissolved).
+
+    A kept seat whose time is up (or whose player said "not this time") is freed, but only when no other
+    seat is still kept: until then the table waits for them.
+    """
+    if table.status != REMATCH:
+        return seats
+    now = clock_of(runtime).now()
+    waiting = [seat for seat in seats if seat.held_until is not None]
+    if not waiting or any(seat.held_until is not None and seat.held_until > now for seat in waiting):
+        return seats
+    for seat in waiting:
+        await session.delete(seat)
+    await session.flush()
+    remaining = [seat for seat in seats if seat.held_until is None]
+    if not remaining:
+        await session.delete(table)
+        get_logger(table_id=table.table_id).info("rematch_dissolved")
+        return None
+    table.status, table.rematch_until = OPEN, None
+    if all(seat.player_id != table.host_id for seat in remaining):
+        table.host_id = str(remaining[0].player_id)
+    get_logger(table_id=table.table_id).info("rematch_reopened", freed=len(waiting), seated=len(remaining))
+    return remaining
 
 
 async def _start(runtime: Runtime, session: AsyncSession, table: GameTable, seats: list[Seat]) -> None:
@@ -207,13 +396,21 @@ async def _start(runtime: Runtime, session: AsyncSession, table: GameTable, seat
     Holding the lock while the table answers keeps joins and a second start out; if the table refuses or
     does not answer, the transaction rolls back and the table stays as it was.
     """
-    game_id = uuid.uuid4().hex
+    # The id follows from the table and its previous game, so a start retried after a lost reply names
+    # the same game: the table service then answers "game_exists" and nothing is started twice.
+    game_id = hashlib.sha256(f"{table.table_id}:{table.game_id or ''}".encode()).hexdigest()[:32]
     payload = {"game_id": game_id, "table_id": table.table_id, "game": table.game, "settings": table.settings,
                "seats": [_seat_payload(seat) for seat in seats],
-               "platform": {"tempo": table.tempo, "think_time": table.think_time, "turbo": table.turbo}}
+               "platform": {"tempo": table.tempo, "think_time": table.think_time, "turbo": table.turbo,
+                            "stake": table.stake}}
     log = get_logger(table_id=table.table_id, game_id=game_id)
     try:
         result = await request(runtime.nc, TABLE_START, payload)
+    except CommandRefused as refusal:
+        if refusal.code != "game_exists":
+            raise
+        # Our own earlier attempt started it; only its reply was lost.
+        result = {"game_id": game_id, "rules": rule_module(table.game).rules_id}
     except (nats.errors.TimeoutError, nats.errors.NoRespondersError) as error:
         log.warning("table_start_unanswered")
         raise CommandRefused(503, "Der Spieltisch ist gerade nicht erreichbar. Bitte versuche es gleich "
@@ -245,6 +442,9 @@ def _refuse_unless_open(table: GameTable) -> None:
         raise conflict("Die Partie an diesem Tisch hat schon begonnen.", "already_started")
     if table.status == FINISHED:
         raise conflict("Die Partie an diesem Tisch ist schon vorbei.", "already_finished")
+    if table.status == REMATCH:
+        raise conflict("Die Plätze an diesem Tisch sind noch für die Mitspieler der letzten Partie frei.",
+                       "seats_kept")
 
 
 def _new_table(host: Identity, checked: TableSettings, player_count: int, bot_level: str, *,
@@ -277,4 +477,5 @@ def _seat_payload(seat: Seat) -> dict[str, Any]:
 
 
 def _seat_json(seat: Seat) -> dict[str, Any]:
-    return {"seat": seat.seat, **_seat_payload(seat)}
+    return {"seat": seat.seat, **_seat_payload(seat), "stake_held": seat.stake_key is not None,
+            "kept_until": seat.held_until.isoformat() if seat.held_until else None}

@@ -1,4 +1,4 @@
-"""The lobby's background workers: following game ends, and re-publishing unpublished registrations."""
+"""The lobby's background workers: following game ends, freeing rematch seats, re-publishing registrations."""
 
 from __future__ import annotations
 
@@ -17,11 +17,12 @@ from libs.platform.streams import GAMES_STREAM
 from services.lobby.database import sessions_of
 from services.lobby.facts import publish_registration
 from services.lobby.models import Player
-from services.lobby.tables import finish_game
+from services.lobby.tables import finish_game, reopen_expired_rematches, start_deferred_rematches
 
 GAME_ENDS_DURABLE = "lobby-game-ends"
 GAME_EVENTS = "game.*.events"
 OUTBOX_INTERVAL = 2.0
+REMATCH_SWEEP_INTERVAL = 2.0
 # Registrations younger than this are still being published by their own request.
 OUTBOX_GRACE = "5 seconds"
 
@@ -50,6 +51,23 @@ async def record_game_end(runtime: Runtime, raw: bytes) -> None:
         return
     changed = await finish_game(runtime, str(table_id), str(game_id))
     get_logger(table_id=table_id, game_id=game_id).info("game_ended", table_marked_finished=changed)
+
+
+async def sweep_rematches(runtime: Runtime) -> None:
+    """Every few seconds: reopen tables whose kept seats ran out, and start rematches whose start was deferred.
+
+    Reads and joins free expired seats too; this sweep makes the two minutes hold even when nobody looks.
+    """
+    log = get_logger(worker="rematch_sweeper")
+    while True:
+        try:
+            reopened = await reopen_expired_rematches(runtime)
+            started = await start_deferred_rematches(runtime)
+            if reopened or started:
+                log.info("rematches_swept", reopened=reopened, started=started)
+        except Exception:
+            log.warning("rematch_sweep_failed", exc_info=True)
+        await asyncio.sleep(REMATCH_SWEEP_INTERVAL)
 
 
 async def publish_pending_registrations(runtime: Runtime) -> None:

@@ -1,14 +1,18 @@
 """Lobby test fixtures: the lobby in-process on its own NATS server, and a stand-in table responder.
 
 The lobby gets a private NATS server (the PostgreSQL is the session's) so that no real table service
-started by other tests in the same session can answer `table.cmd.start` in the responder's place.
+started by other tests in the same session can answer `table.cmd.start` in the responder's place. Tests
+about stakes also run the real ledger on that server (`ledger_service`).
 """
 
 from __future__ import annotations
 
+import asyncio
+import time
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Iterator, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 from typing import Any
 
 import httpx
@@ -17,26 +21,49 @@ import pytest
 from nats.aio.client import Client as NatsClient
 
 from libs.devservers import NatsServer
-from libs.platform.rpc import CommandRefused, serve
+from libs.platform.envelope import GENESIS, EventType, new_event
+from libs.platform.rpc import CommandRefused, request, serve
 from libs.platform.service import Runtime
 from libs.platform.settings import Settings
-from libs.platform.streams import TABLE_START
+from libs.platform.streams import GAMES_STREAM, TABLE_START, game_subject
+from services.ledger.app import create_app as create_ledger_app
 from services.lobby.app import create_app
+from services.lobby.clock import Clock
 from tests.conftest import Infrastructure, running_app
+
+STARTING_TALER = 100
+GAME_CONSUMERS = ("lobby-game-ends", "ledger-games")
+
+
+class ShiftedClock(Clock):
+    """The wall clock plus an offset a test moves forward instead of waiting."""
+
+    def __init__(self) -> None:
+        self.offset = timedelta()
+
+    def now(self) -> datetime:
+        return super().now() + self.offset
+
+    def advance(self, **delta: float) -> None:
+        """Move the lobby's time forward, e.g. `advance(minutes=2)`."""
+        self.offset += timedelta(**delta)
 
 
 @dataclass
 class Lobby:
-    """The running lobby: its HTTP client and its runtime (for workers run by hand)."""
+    """The running lobby: its HTTP client, its runtime (for workers run by hand) and its clock."""
 
     http: httpx.AsyncClient
     runtime: Runtime
+    clock: ShiftedClock
 
 
 @dataclass
 class TableStandIn:
-    """Answers `table.cmd.start` as the table service would, and remembers what it was asked."""
+    """Answers `table.cmd.start` as the table service would (writing `GameStarted` to the game's log), and
+    remembers what it was asked."""
 
+    nc: NatsClient
     requests: list[dict[str, Any]] = field(default_factory=list)
     refusal: CommandRefused | None = None
 
@@ -44,6 +71,13 @@ class TableStandIn:
         self.requests.append(payload)
         if self.refusal is not None:
             raise self.refusal
+        started = new_event(game_id=payload["game_id"], n=1, type=EventType.GAME_STARTED, actor="system",
+                            rules="speedmosaik@1", prev=GENESIS,
+                            data={"game": payload["game"], "rules": "speedmosaik@1", "settings": payload["settings"],
+                                  "seats": payload["seats"], "platform": payload.get("platform"),
+                                  "table_id": payload["table_id"], "seed": "00" * 32})
+        await self.nc.jetstream().publish(game_subject(started.game_id), started.encode(),
+                                          headers={"Nats-Msg-Id": started.msg_id})
         return {"game_id": payload["game_id"], "rules": "speedmosaik@1", "n": 1}
 
     @property
@@ -70,10 +104,19 @@ def lobby_settings(infra: Infrastructure, lobby_nats_url: str) -> Settings:
 
 @pytest.fixture(scope="session")
 async def lobby(lobby_settings: Settings) -> AsyncIterator[Lobby]:
-    """The lobby service running in-process, workers included."""
-    app = create_app(lobby_settings)
+    """The lobby service running in-process, workers included, on a clock tests can move forward."""
+    clock = ShiftedClock()
+    app = create_app(lobby_settings, clock=clock)
     async with running_app(app) as http:
-        yield Lobby(http=http, runtime=app.state.runtime)
+        yield Lobby(http=http, runtime=app.state.runtime, clock=clock)
+
+
+@pytest.fixture(scope="session")
+async def ledger_service(lobby_settings: Settings) -> AsyncIterator[httpx.AsyncClient]:
+    """The real ledger on the lobby tests' NATS: wallets start with 100 Taler, stakes are held and paid."""
+    async with running_app(create_ledger_app(lobby_settings.model_copy(
+            update={"starting_balance": STARTING_TALER}))) as http:
+        yield http
 
 
 @pytest.fixture(scope="session")
@@ -87,7 +130,7 @@ async def lobby_nc(lobby_nats_url: str) -> AsyncIterator[NatsClient]:
 @pytest.fixture
 async def table_service(lobby_nc: NatsClient) -> AsyncIterator[TableStandIn]:
     """A stand-in for the table service's `table.cmd.start`, for the duration of one test."""
-    stand_in = TableStandIn()
+    stand_in = TableStandIn(nc=lobby_nc)
     subscription = await serve(lobby_nc, TABLE_START, "table", stand_in.handle)
     await lobby_nc.flush()
     yield stand_in
@@ -110,3 +153,56 @@ async def new_guest(http: httpx.AsyncClient, prefix: str = "Gast") -> dict[str, 
     assert response.status_code == 201, response.text
     body: dict[str, Any] = response.json()
     return {**body, "headers": bearer(body["token"])}
+
+
+async def new_registered(http: httpx.AsyncClient, nc: NatsClient, prefix: str = "Spieler") -> dict[str, Any]:
+    """Register a player and wait until the ledger has opened the wallet; the reply plus `headers`."""
+    response = await http.post("/players", json={"name": unique_name(prefix), "password": "geheim-123"})
+    assert response.status_code == 201, response.text
+    body: dict[str, Any] = response.json()
+    deadline = time.monotonic() + 15
+    while True:
+        try:
+            await request(nc, "ledger.cmd.balance", {"player_id": body["player_id"]})
+            break
+        except CommandRefused:
+            assert time.monotonic() < deadline, "the ledger never opened the wallet"
+            await asyncio.sleep(0.05)
+    return {**body, "headers": bearer(body["token"])}
+
+
+async def taler_of(nc: NatsClient, player: dict[str, Any]) -> int:
+    """The player's wallet balance, asked of the ledger as another service would."""
+    answer = await request(nc, "ledger.cmd.balance", {"player_id": player["player_id"]})
+    return int(answer["balance"])
+
+
+async def game_events_are_read(nc: NatsClient, timeout: float = 15.0) -> None:
+    """Wait until the lobby's (and, if running, the ledger's) game consumers have acked the whole log."""
+    js = nc.jetstream()
+    deadline = time.monotonic() + timeout
+    for durable in GAME_CONSUMERS:
+        while True:
+            try:
+                info = await js.consumer_info(GAMES_STREAM, durable)
+            except Exception:  # the ledger is not running in every test, or its consumer is just starting
+                if durable != "lobby-game-ends":
+                    break
+                info = None
+            if info is not None and info.num_pending == 0 and info.num_ack_pending == 0:
+                break
+            assert time.monotonic() < deadline, f"{durable} did not read the game events"
+            await asyncio.sleep(0.05)
+
+
+async def end_game(nc: NatsClient, started: dict[str, Any], places: Sequence[int] | None = None,
+                   left: Sequence[int] = ()) -> None:
+    """Append `GameEnded` to the game the table stand-in was asked to start, and wait until it is read."""
+    seats = [{**seat, "seat": index} for index, seat in enumerate(started["seats"])]
+    event = new_event(game_id=started["game_id"], n=2, type=EventType.GAME_ENDED, actor="system",
+                      rules="speedmosaik@1", prev="0" * 64,
+                      data={"game": "speedmosaik", "table_id": started["table_id"], "seats": seats,
+                            "outcome": {"places": list(places or range(1, len(seats) + 1))},
+                            "left": list(left), "left_with_other_humans": list(left)})
+    await nc.jetstream().publish(game_subject(event.game_id), event.encode(), headers={"Nats-Msg-Id": event.msg_id})
+    await game_events_are_read(nc)

@@ -184,12 +184,12 @@ async def test_only_one_of_several_players_gets_the_last_seat(lobby: Lobby) -> N
 
 async def test_rule_settings_are_refused_with_the_rule_modules_reason(lobby: Lobby) -> None:
     host = await new_guest(lobby.http, "Host")
-    body = {"settings": {"workshop": "kirchenfenster"}, "player_count": 2}
+    body = {"settings": {"workshop": "dachgarten"}, "player_count": 2}
 
     response = await lobby.http.post("/tables", json=body, headers=host["headers"])
 
     assert response.status_code == 422
-    assert response.json()["detail"] == "Die Werkstatt „Kirchenfenster“ ist noch nicht verfügbar."
+    assert response.json()["detail"].startswith("Für „Werkstatt“ gibt es nur „kachelwand“")
     unknown = await lobby.http.post("/tables", json={"settings": {"farbe": "rot"}}, headers=host["headers"])
     assert unknown.status_code == 422 and "gibt es bei Speedmosaik nicht" in unknown.json()["detail"]
 
@@ -205,7 +205,7 @@ async def test_platform_settings_are_checked_and_kept(lobby: Lobby) -> None:
 
     assert "30, 60, 90 oder 120 Sekunden" in await refused({"think_time": 45})
     assert "„normal“ oder „schnell“" in await refused({"tempo": "rasend"})
-    assert "erst, wenn das Konto den Topf verwaltet" in await refused({"stake": 25})
+    assert "10, 25, 50 oder 100 Taler" in await refused({"stake": 20})
     assert "Turbo gibt es nur im Solo-Spiel" in await refused({"turbo": True})
     table = await open_table(lobby, host, settings={"tempo": "schnell", "think_time": 30})
     assert table["settings"] == {**KACHELWAND, "tempo": "schnell", "think_time": 30, "stake": 0,
@@ -266,3 +266,35 @@ async def test_no_table_service_means_503_and_nothing_changes(lobby: Lobby) -> N
     response = await lobby.http.post("/tables/solo", json={"opponents": 1}, headers=host["headers"])
 
     assert response.status_code == 503 and "nicht erreichbar" in response.json()["detail"]
+
+
+
+async def test_the_lobby_offers_each_workshop_with_its_own_options(lobby: Lobby) -> None:
+    answer = await lobby.http.get("/games/speedmosaik")
+    assert answer.status_code == 200
+    body = answer.json()
+    workshops = {entry["value"]: entry for entry in body["settings"]["workshop"]["values"]}
+    assert set(workshops) == {"kachelwand", "kirchenfenster", "sternpavillon"}
+    assert set(workshops["kachelwand"]["options"]) == {"wall", "jokers"}
+    assert set(workshops["kirchenfenster"]["options"]) == {"palace"}
+    assert workshops["sternpavillon"]["options"] == {}
+    assert body["platform"]["think_time"]["values"] == [30, 60, 90, 120, "ohne"]
+    assert (await lobby.http.get("/games/schach")).status_code == 422
+
+
+async def test_an_option_of_another_workshop_is_refused_with_a_reason(lobby: Lobby) -> None:
+    host = await new_guest(lobby.http)
+    answer = await lobby.http.post("/tables", headers=host["headers"], json={
+        "game": "speedmosaik", "settings": {"workshop": "kachelwand", "palace": "saeulen"}, "player_count": 2})
+    assert answer.status_code == 422
+    assert "Kirchenfenster" in answer.json()["detail"]
+
+
+async def test_a_start_retried_after_a_lost_reply_names_the_same_game(
+        lobby: Lobby, table_service: TableStandIn) -> None:
+    table_service.refusal = CommandRefused(409, "Die Partie gibt es schon.", "game_exists")
+    host = await new_guest(lobby.http)
+    answer = await lobby.http.post("/tables/solo", headers=host["headers"], json={
+        "game": "speedmosaik", "settings": {}, "opponents": 1})
+    assert answer.status_code == 201, answer.text
+    assert answer.json()["game_id"] == table_service.last["game_id"]

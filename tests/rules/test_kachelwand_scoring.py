@@ -297,20 +297,15 @@ def test_defaults_are_kachelwand_fixed_wall_without_jokers() -> None:
     assert MODULE.normalize_config({}, 3) == {"workshop": "kachelwand", "wall": "fest", "jokers": "ohne"}
 
 
-@pytest.mark.parametrize(
-    ("config", "words"),
-    [
-        ({"workshop": "kirchenfenster"}, "Kirchenfenster"),
-        ({"workshop": "sternpavillon"}, "Sternpavillon"),
-        ({"wall": "frei"}, "freie Wand"),
-        ({"jokers": "mit"}, "Jokern"),
-    ],
-)
-def test_later_workshops_and_variants_are_refused_as_not_available_yet(config: dict[str, str], words: str) -> None:
-    with pytest.raises(ConfigError) as refused:
-        MODULE.normalize_config(config, 2)
-    assert words in refused.value.reason and "noch nicht verfügbar" in refused.value.reason
-    assert refused.value.code == "not_available"
+def test_the_free_wall_and_the_jokers_are_playable_in_every_combination() -> None:
+    kachelwand = [config for config in MODULE.valid_configs() if config["workshop"] == "kachelwand"]
+    assert [(config["wall"], config["jokers"]) for config in kachelwand] == [
+        ("fest", "ohne"),
+        ("fest", "mit"),
+        ("frei", "ohne"),
+        ("frei", "mit"),
+    ]
+    assert MODULE.normalize_config({"wall": "frei", "jokers": "mit"}, 2)["wall"] == "frei"
 
 
 def test_unknown_settings_and_player_counts_are_refused() -> None:

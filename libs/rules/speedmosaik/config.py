@@ -21,10 +21,7 @@ OPTIONS: dict[str, dict[str, tuple[str, ...]]] = {
 
 OPTION_NAMES: dict[str, str] = {"workshop": "Werkstatt", "wall": "Wand", "jokers": "Joker", "palace": "Palast-Wertung"}
 
-NOT_YET_PLAYABLE: dict[tuple[str, str, str], str] = {
-    ("kachelwand", "wall", "frei"): "Die freie Wand ist noch nicht verfügbar – spiele mit der festen Wand.",
-    ("kachelwand", "jokers", "mit"): "Die Kachelwand mit Jokern ist noch nicht verfügbar – spiele ohne Joker.",
-}
+NOT_YET_PLAYABLE: dict[tuple[str, str, str], str] = {}
 """Options that are described but not yet playable in this rules version, with the reason a player reads."""
 
 KACHELWAND_KEYS: tuple[str, ...] = ("workshop", "wall", "jokers")
@@ -85,3 +82,30 @@ def valid_configs(playable_workshops: tuple[str, ...]) -> list[Json]:
                       if (workshop, key, value) not in NOT_YET_PLAYABLE]
         configs.extend(combos)
     return configs
+
+
+VALUE_NAMES: dict[str, str] = {
+    "fest": "fest", "frei": "frei", "ohne": "ohne Joker", "mit": "mit Jokern",
+    "saeulen": "Säulen", "fensterfarbe": "Fensterfarbe",
+}
+
+
+def options_description(playable_workshops: tuple[str, ...]) -> Json:
+    """Return what a lobby offers: the workshops (playable or not yet) and each one's options."""
+    return {
+        "workshop": {
+            "label": OPTION_NAMES["workshop"],
+            "default": "kachelwand",
+            "values": [
+                {"value": workshop, "label": name, "available": workshop in playable_workshops,
+                 "options": {
+                     key: {"label": OPTION_NAMES[key], "default": values[0],
+                           "values": [{"value": value, "label": VALUE_NAMES[value],
+                                       "available": (workshop, key, value) not in NOT_YET_PLAYABLE}
+                                      for value in values]}
+                     for key, values in OPTIONS[workshop].items()
+                 }}
+                for workshop, name in WORKSHOP_NAMES.items()
+            ],
+        }
+    }

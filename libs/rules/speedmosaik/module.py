@@ -8,9 +8,15 @@ from libs.rules.protocol import IllegalMove, Json, Outcome
 from libs.rules.rng import SeededRng
 from libs.rules.speedmosaik import config as settings
 from libs.rules.speedmosaik.kachelwand import WORKSHOP as KACHELWAND
+from libs.rules.speedmosaik.kirchenfenster import WORKSHOP as KIRCHENFENSTER
+from libs.rules.speedmosaik.sternpavillon import WORKSHOP as STERNPAVILLON
 from libs.rules.speedmosaik.workshop import Workshop
 
-WORKSHOPS: dict[str, Workshop] = {KACHELWAND.name: KACHELWAND}
+WORKSHOPS: dict[str, Workshop] = {
+    KACHELWAND.name: KACHELWAND,
+    KIRCHENFENSTER.name: KIRCHENFENSTER,
+    STERNPAVILLON.name: STERNPAVILLON,
+}
 """The playable workshops by name; a workshop becomes selectable in the settings once it is here."""
 
 
@@ -33,6 +39,10 @@ class Speedmosaik:
     def valid_configs(self) -> list[Json]:
         """Return every config this version accepts (each workshop with each of its options)."""
         return settings.valid_configs(tuple(WORKSHOPS))
+
+    def settings_options(self) -> Json:
+        """Return the settings a table can choose: each workshop with its options, values and defaults."""
+        return settings.options_description(tuple(WORKSHOPS))
 
     def normalize_config(self, config: Json, seats: int) -> Json:
         """Return the full config with defaults; raise ConfigError with a German reason."""

@@ -1,4 +1,4 @@
-"""Tables: solo games, open tables, join, leave, start."""
+"""Tables: solo games, open tables, join, leave, start, rematch."""
 
 from __future__ import annotations
 
@@ -54,3 +54,9 @@ async def leave_table(table_id: str, player: CurrentPlayer, runtime: RuntimeDep)
 async def start_table(table_id: str, player: CurrentPlayer, runtime: RuntimeDep) -> dict[str, Any]:
     """Start the game (host only)."""
     return await tables.start_table(runtime, player, table_id)
+
+
+@router.post("/{table_id}/rematch")
+async def rematch_table(table_id: str, player: CurrentPlayer, runtime: RuntimeDep) -> dict[str, Any]:
+    """"Nochmal" after the game: solo starts the next game at once; with others, your seat is yours again."""
+    return await tables.rematch_table(runtime, player, table_id)

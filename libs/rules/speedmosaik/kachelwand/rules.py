@@ -1,18 +1,19 @@
-"""The Kachelwand workshop: setup, taking tiles, the round end and the game end (pure functions)."""
+"""The Kachelwand workshop: setup and taking tiles, with jokers and the free wall's warning (pure functions)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from typing import Any
 
-from libs.rules.protocol import IllegalMove, Json
+from libs.rules.protocol import IllegalMove, Json, Phrase
 from libs.rules.rng import SeededRng
-from libs.rules.speedmosaik.kachelwand.scoring import apply_end_bonuses, round_summary_text, score_round
-from libs.rules.speedmosaik.kachelwand.state import Board, KachelwandState, PatternLine
+from libs.rules.speedmosaik.kachelwand.state import EMPTY_WALL_COLOURS, Board, KachelwandState, PatternLine
 from libs.rules.speedmosaik.kachelwand.tiles import (
     COLOURS,
     FACTORIES_PER_SEATS,
     FLOOR_SPACES,
+    JOKER,
+    JOKERS_IN_BAG,
     START_TILE,
     TILES_PER_COLOUR,
     TILES_PER_FACTORY,
@@ -20,39 +21,54 @@ from libs.rules.speedmosaik.kachelwand.tiles import (
     colour_name,
     floor_penalty,
     sorted_tiles,
-    wall_column,
 )
-from libs.rules.speedmosaik.texts import effect, points_word, seat_name, signed, tiles_word
+from libs.rules.speedmosaik.kachelwand.wall import fall_risk, row_has_colour
+from libs.rules.speedmosaik.texts import effect, phrase, seat_name
 
 SOURCE_FACTORY = "schale"
 SOURCE_CENTRE = "mitte"
 FLOOR_LINE = 0
 RNG_LABEL = "speedmosaik/kachelwand"
+CONFIRM_KEY = "bestaetigt"
+"""A move that first returns a warning is made only with ``"bestaetigt": true`` (free wall)."""
 
 
 @dataclass(frozen=True)
 class Take:
-    """A parsed move: take all tiles of ``colour`` from a factory (0-based) or the centre into ``line``."""
+    """A parsed move: take all tiles of ``colour`` from a factory (0-based) or the centre into ``line``.
+
+    ``colour`` is ``"joker"`` for taking a lone joker from a source that holds only jokers.
+    """
 
     factory: int | None
     colour: str
     line: int
+    confirmed: bool = False
 
     def to_json(self) -> Json:
         """Return the move in its JSON shape."""
+        move: Json
         if self.factory is None:
-            return {"source": SOURCE_CENTRE, "farbe": self.colour, "reihe": self.line}
-        return {
-            "source": SOURCE_FACTORY,
-            "schale": self.factory + 1,
-            "farbe": self.colour,
-            "reihe": self.line,
-        }
+            move = {"source": SOURCE_CENTRE, "farbe": self.colour, "reihe": self.line}
+        else:
+            move = {
+                "source": SOURCE_FACTORY,
+                "schale": self.factory + 1,
+                "farbe": self.colour,
+                "reihe": self.line,
+            }
+        if self.confirmed:
+            move[CONFIRM_KEY] = True
+        return move
 
 
 @dataclass(frozen=True)
 class Placement:
-    """Where the tiles of a move end up: pattern line, floor, box lid, and whether the start tile comes."""
+    """Where the tiles of a move end up: pattern line, floor, box lid, and whether the start tile comes.
+
+    ``count`` includes a joker taken along (``jokers``); colour tiles fill the line first, the joker last,
+    and of the overflow the colour tiles reach the floor first.
+    """
 
     count: int
     into_line: int
@@ -63,6 +79,14 @@ class Placement:
     completes_line: bool
     floor_before: int
     floor_after: int
+    jokers: int = 0
+    jokers_into_line: int = 0
+
+    def overflow_tiles(self, colour: str) -> tuple[str, ...]:
+        """Return the tiles that do not fit into the line, colour tiles first (floor, then lid)."""
+        colour_tiles = self.count - self.jokers
+        colour_into_line = self.into_line - self.jokers_into_line
+        return (colour,) * (colour_tiles - colour_into_line) + (JOKER,) * (self.jokers - self.jokers_into_line)
 
 
 def _source_name(take: Take) -> str:
@@ -88,10 +112,16 @@ def parse_move(state: KachelwandState, move: Any) -> Take:
         expected = {"source", "farbe", "reihe"}
     else:
         raise IllegalMove("Nimm Fliesen aus einer Schale oder aus der Mitte.", "malformed")
+    confirmed = False
+    if state.is_free_wall and CONFIRM_KEY in move:
+        if not isinstance(move[CONFIRM_KEY], bool):
+            raise IllegalMove("„bestaetigt“ ist wahr oder falsch.", "malformed")
+        confirmed = move[CONFIRM_KEY]
+        expected = expected | {CONFIRM_KEY}
     if set(move) != expected:
         raise IllegalMove("Dieser Zug hat ein unbekanntes Format.", "malformed")
     colour = move["farbe"]
-    if not isinstance(colour, str) or colour not in COLOURS:
+    if not isinstance(colour, str) or not (colour in COLOURS or (colour == JOKER and state.has_jokers)):
         raise IllegalMove("Diese Farbe gibt es bei der Kachelwand nicht.", "unknown_colour")
     line = move["reihe"]
     if not _is_int(line) or not FLOOR_LINE <= line <= WALL_SIZE:
@@ -102,23 +132,34 @@ def parse_move(state: KachelwandState, move: Any) -> Take:
         if not _is_int(number) or not 1 <= number <= len(state.factories):
             raise IllegalMove(f"Es gibt nur die Schalen 1 bis {len(state.factories)}.", "no_such_factory")
         factory = number - 1
-    return Take(factory, colour, line)
+    return Take(factory, colour, line, confirmed)
 
 
 def check_turn(state: KachelwandState, seat: int) -> None:
-    """Raise IllegalMove unless ``seat`` must move now."""
+    """Raise IllegalMove unless ``seat`` must take tiles now."""
     if state.is_finished:
         raise IllegalMove("Die Partie ist schon vorbei.", "game_over")
+    if state.tiling:
+        raise IllegalMove("Die Runde ist vorbei: Jetzt werden die Wände gefliest.", "tiling")
     if not _is_int(seat) or seat != state.current:
         raise IllegalMove(f"{seat_name(state.current)} ist am Zug, nicht du.", "not_your_turn")
 
 
+def _source(state: KachelwandState, take: Take) -> tuple[str, ...]:
+    return state.centre if take.factory is None else state.factories[take.factory]
+
+
 def check_take(state: KachelwandState, seat: int, take: Take) -> None:
     """Raise IllegalMove if the take breaks a rule (colour not there, colour rules of the line)."""
-    source = state.centre if take.factory is None else state.factories[take.factory]
+    source = _source(state, take)
+    where = "In der Mitte" if take.factory is None else f"In Schale {take.factory + 1}"
     if take.colour not in source:
-        where = "In der Mitte" if take.factory is None else f"In Schale {take.factory + 1}"
         raise IllegalMove(f"{where} liegt kein {colour_name(take.colour)}.", "colour_not_in_source")
+    if take.colour == JOKER and any(tile != JOKER for tile in source):
+        raise IllegalMove(
+            f"{where} liegen noch Farben: Einen Joker allein darfst du nur nehmen, wenn dort nur Joker liegen.",
+            "joker_not_alone",
+        )
     if take.line == FLOOR_LINE:
         return
     row = take.line - 1
@@ -129,12 +170,19 @@ def check_take(state: KachelwandState, seat: int, take: Take) -> None:
             f"Musterreihe {take.line} ist schon voll – wähle eine andere Reihe oder 0 für den Boden.",
             "line_full",
         )
+    if take.colour == JOKER:
+        if line.colour is None:
+            raise IllegalMove(
+                f"Ein Joker ergänzt nur eine angefangene Reihe – Musterreihe {take.line} ist leer.",
+                "joker_needs_started_line",
+            )
+        return
     if line.colour is not None and line.colour != take.colour:
         raise IllegalMove(
             f"In Musterreihe {take.line} liegt schon {colour_name(line.colour)} – in einer Reihe liegt nur eine Farbe.",
             "line_other_colour",
         )
-    if board.wall[row][wall_column(row, take.colour)]:
+    if row_has_colour(board, row, take.colour):
         raise IllegalMove(
             f"In Wandreihe {take.line} hängt schon {colour_name(take.colour)} – "
             f"{colour_name(take.colour)} darf nicht mehr in Musterreihe {take.line}.",
@@ -142,10 +190,64 @@ def check_take(state: KachelwandState, seat: int, take: Take) -> None:
         )
 
 
+def check_confirmed(state: KachelwandState, seat: int, take: Take) -> None:
+    """Raise IllegalMove(code "warning") for a take that first returns a warning and is not confirmed."""
+    if take.confirmed:
+        return
+    warning = take_wall_warning(state, seat, take)
+    if warning is not None:
+        raise IllegalMove(warning.text, "warning")
+
+
+def _line_colour_after(state: KachelwandState, seat: int, take: Take) -> str | None:
+    if take.line == FLOOR_LINE:
+        return None
+    if take.colour == JOKER:
+        return state.boards[seat].pattern_lines[take.line - 1].colour
+    return take.colour
+
+
+def take_wall_warning(state: KachelwandState, seat: int, take: Take) -> Phrase | None:
+    """Return the free wall's warning for a take into a line that will (or may) find no free column.
+
+    The full lines above hang first and may take the last column where the colour is still missing.
+    """
+    colour = _line_colour_after(state, seat, take)
+    if colour is None or not state.is_free_wall:
+        return None
+    # Only the full lines above matter (they hang first); the take changes nothing above its own line.
+    row = take.line - 1
+    risk = fall_risk(state.boards[seat], row, colour)
+    if risk.certain:
+        return phrase(
+            "kachelwand.warnung.wand_faellt",
+            f"Achtung: In Wandreihe {take.line} ist keine Spalte mehr frei, in der {colour_name(colour)} fehlt – "
+            f"ist Musterreihe {take.line} voll, fallen alle ihre Fliesen auf den Boden.",
+            reihe=take.line,
+            farbe=colour,
+            sicher=True,
+        )
+    if risk.possible:
+        return phrase(
+            "kachelwand.warnung.wand_faellt",
+            f"Achtung: Je nachdem, welche Spalten du für die Reihen darüber wählst, bleibt in Wandreihe "
+            f"{take.line} keine Spalte für {colour_name(colour)} frei – dann fallen alle Fliesen von "
+            f"Musterreihe {take.line} auf den Boden.",
+            reihe=take.line,
+            farbe=colour,
+            sicher=False,
+        )
+    return None
+
+
 def placement(state: KachelwandState, seat: int, take: Take) -> Placement:
     """Return where the tiles of a legal take would end up."""
-    source = state.centre if take.factory is None else state.factories[take.factory]
-    count = source.count(take.colour)
+    source = _source(state, take)
+    if take.colour == JOKER:
+        count, jokers = 1, 1
+    else:
+        jokers = 1 if state.has_jokers and JOKER in source else 0
+        count = source.count(take.colour) + jokers
     board = state.boards[seat]
     takes_start = take.factory is None and state.start_tile_in_centre
     floor = len(board.floor)
@@ -172,30 +274,46 @@ def placement(state: KachelwandState, seat: int, take: Take) -> Placement:
         completes_line=completes,
         floor_before=floor_before,
         floor_after=floor + onto_floor,
+        jokers=jokers,
+        jokers_into_line=max(0, into_line - (count - jokers)),
     )
 
 
+def _colours_to_take(state: KachelwandState, tiles: tuple[str, ...]) -> list[str]:
+    colours = [colour for colour in COLOURS if colour in tiles]
+    if not colours and state.has_jokers and JOKER in tiles:
+        colours.append(JOKER)
+    return colours
+
+
 def legal_takes(state: KachelwandState, seat: int) -> list[Take]:
-    """Return every legal take of ``seat`` in canonical order (factories, then centre; colours; lines)."""
-    if state.is_finished or seat != state.current:
+    """Return every legal take of ``seat`` in canonical order (factories, then centre; colours; lines).
+
+    A take that first returns a warning (free wall) is listed in its confirmed form.
+    """
+    if state.is_finished or state.tiling or seat != state.current:
         return []
     board = state.boards[seat]
     sources: list[tuple[int | None, tuple[str, ...]]] = [(i, f) for i, f in enumerate(state.factories)]
     sources.append((None, state.centre))
     takes: list[Take] = []
     for factory, tiles in sources:
-        for colour in COLOURS:
-            if colour not in tiles:
-                continue
+        for colour in _colours_to_take(state, tiles):
             for line in range(FLOOR_LINE, WALL_SIZE + 1):
                 if line != FLOOR_LINE:
                     row = line - 1
                     pattern = board.pattern_lines[row]
-                    if pattern.count >= line or (pattern.colour is not None and pattern.colour != colour):
+                    if pattern.count >= line:
                         continue
-                    if board.wall[row][wall_column(row, colour)]:
+                    if colour == JOKER:
+                        if pattern.colour is None:
+                            continue
+                    elif pattern.colour not in (None, colour) or row_has_colour(board, row, colour):
                         continue
-                takes.append(Take(factory, colour, line))
+                take = Take(factory, colour, line)
+                if state.is_free_wall and take_wall_warning(state, seat, take) is not None:
+                    take = replace(take, confirmed=True)
+                takes.append(take)
     return takes
 
 
@@ -203,9 +321,10 @@ def legal_takes(state: KachelwandState, seat: int) -> list[Take]:
 # Setup and refilling
 
 
-def all_tiles() -> tuple[str, ...]:
-    """Return the 100 tiles in canonical order (20 of each colour)."""
-    return tuple(colour for colour in COLOURS for _ in range(TILES_PER_COLOUR))
+def all_tiles(has_jokers: bool = False) -> tuple[str, ...]:
+    """Return the 100 tiles in canonical order (20 of each colour), plus the 10 jokers if played with them."""
+    colours = tuple(colour for colour in COLOURS for _ in range(TILES_PER_COLOUR))
+    return colours + ((JOKER,) * JOKERS_IN_BAG if has_jokers else ())
 
 
 def fill_factories(
@@ -237,8 +356,10 @@ def fill_factories(
 
 def new_game(config: tuple[tuple[str, str], ...], seats: int, seed: bytes) -> KachelwandState:
     """Return the first round's state: shuffled bag, filled factories, seat 0 to start."""
-    bag = tuple(SeededRng(seed, RNG_LABEL).derive("beutel").shuffle(all_tiles()))
+    options = dict(config)
+    bag = tuple(SeededRng(seed, RNG_LABEL).derive("beutel").shuffle(all_tiles(options.get("jokers") == "mit")))
     factories, bag, lid, _ = fill_factories(bag, (), FACTORIES_PER_SEATS[seats], seed, 1)
+    board = Board(wall_colours=EMPTY_WALL_COLOURS) if options.get("wall") == "frei" else Board()
     return KachelwandState(
         config=config,
         seats=seats,
@@ -250,7 +371,7 @@ def new_game(config: tuple[tuple[str, str], ...], seats: int, seed: bytes) -> Ka
         start_tile_holder=None,
         bag=bag,
         lid=lid,
-        boards=tuple(Board() for _ in range(seats)),
+        boards=tuple(board for _ in range(seats)),
         current=0,
     )
 
@@ -259,11 +380,14 @@ def new_game(config: tuple[tuple[str, str], ...], seats: int, seed: bytes) -> Ka
 # Applying a move
 
 
-def _take_effect(seat: int, take: Take, place: Placement) -> Json:
-    text = (
-        f"{seat_name(seat)} nimmt {place.count} × {colour_name(take.colour)} aus {_source_name(take)}"
-        f" → {_target_name(take.line)}"
-    )
+def _take_effect(state: KachelwandState, seat: int, take: Take, place: Placement) -> Json:
+    if take.colour == JOKER:
+        taken = f"{place.count} × Joker"
+    elif place.jokers:
+        taken = f"{place.count - place.jokers} × {colour_name(take.colour)} + Joker"
+    else:
+        taken = f"{place.count} × {colour_name(take.colour)}"
+    text = f"{seat_name(seat)} nimmt {taken} aus {_source_name(take)} → {_target_name(take.line)}"
     extras = []
     if take.line != FLOOR_LINE and place.onto_floor:
         extras.append(f"{place.onto_floor} auf den Boden")
@@ -271,36 +395,49 @@ def _take_effect(seat: int, take: Take, place: Placement) -> Json:
         extras.append(f"{place.into_lid} in den Deckel")
     if extras:
         text += " (" + ", ".join(extras) + ")"
-    return effect(
-        "kachelwand.zug",
-        text,
-        platz=seat + 1,
-        anzahl=place.count,
-        farbe=take.colour,
-        quelle=SOURCE_CENTRE if take.factory is None else SOURCE_FACTORY,
-        schale=None if take.factory is None else take.factory + 1,
-        reihe=take.line,
-        in_reihe=place.into_line,
-        auf_boden=place.onto_floor,
-        in_deckel=place.into_lid,
-    )
+    params: dict[str, Any] = {
+        "platz": seat + 1,
+        "anzahl": place.count,
+        "farbe": take.colour,
+        "quelle": SOURCE_CENTRE if take.factory is None else SOURCE_FACTORY,
+        "schale": None if take.factory is None else take.factory + 1,
+        "reihe": take.line,
+        "in_reihe": place.into_line,
+        "auf_boden": place.onto_floor,
+        "in_deckel": place.into_lid,
+    }
+    if state.has_jokers:
+        params["joker"] = place.jokers
+    return effect("kachelwand.zug", text, **params)
+
+
+def _remove_taken(tiles: tuple[str, ...], take: Take, jokers: int) -> tuple[str, ...]:
+    """Return a heap without the taken colour tiles and the joker(s) taken along."""
+    if take.colour == JOKER:
+        rest = list(tiles)
+        rest.remove(JOKER)
+        return tuple(rest)
+    rest = [tile for tile in tiles if tile != take.colour]
+    if jokers:
+        rest.remove(JOKER)
+    return tuple(rest)
 
 
 def apply_take(state: KachelwandState, seat: int, take: Take) -> tuple[KachelwandState, list[Json]]:
-    """Return the state after a legal take (and after the round end it may trigger) plus effects."""
+    """Return the state after a legal take (the round end is not handled here) plus effects."""
     place = placement(state, seat, take)
     board = state.boards[seat]
     factories = state.factories
     centre = state.centre
     lid = list(state.lid)
     if take.factory is None:
-        centre = tuple(tile for tile in centre if tile != take.colour)
+        centre = _remove_taken(centre, take, place.jokers)
     else:
-        rest = tuple(tile for tile in factories[take.factory] if tile != take.colour)
+        rest = _remove_taken(factories[take.factory], take, place.jokers)
         centre = sorted_tiles(list(centre) + list(rest))
         factories = tuple(() if i == take.factory else f for i, f in enumerate(factories))
 
-    effects: list[Json] = [_take_effect(seat, take, place)]
+    effects: list[Json] = [_take_effect(state, seat, take, place)]
     floor = list(board.floor)
     start_in_centre, holder = state.start_tile_in_centre, state.start_tile_holder
     if place.takes_start_tile:
@@ -319,12 +456,16 @@ def apply_take(state: KachelwandState, seat: int, take: Take) -> tuple[Kachelwan
     lines = board.pattern_lines
     if take.line != FLOOR_LINE:
         old = lines[take.line - 1]
+        colour = old.colour if take.colour == JOKER else take.colour
         lines = tuple(
-            PatternLine(take.colour, old.count + place.into_line) if i == take.line - 1 else line
+            PatternLine(colour, old.count + place.into_line, old.jokers + place.jokers_into_line)
+            if i == take.line - 1
+            else line
             for i, line in enumerate(lines)
         )
-    floor.extend([take.colour] * place.onto_floor)
-    lid.extend([take.colour] * (place.into_lid - (1 if place.start_tile_displaces else 0)))
+    overflow = place.overflow_tiles(take.colour)
+    floor.extend(overflow[: place.onto_floor])
+    lid.extend(overflow[place.onto_floor :])
     new_board = replace(board, pattern_lines=lines, floor=tuple(floor))
     boards = tuple(new_board if i == seat else b for i, b in enumerate(state.boards))
     after = replace(
@@ -337,111 +478,12 @@ def apply_take(state: KachelwandState, seat: int, take: Take) -> tuple[Kachelwan
         boards=boards,
         current=(seat + 1) % state.seats,
     )
-    if any(after.factories) or after.centre:
-        return after, effects
-    return end_round(after, last_mover=seat, effects=effects)
+    return after, effects
 
 
-def end_round(state: KachelwandState, last_mover: int, effects: list[Json]) -> tuple[KachelwandState, list[Json]]:
-    """Tile the walls, score, check for the game end, else start the next round."""
-    effects.append(
-        effect(
-            "kachelwand.runde_ende",
-            f"Runde {state.round} ist vorbei: Die Wände werden gefliest.",
-            runde=state.round,
-        )
-    )
-    lid = list(state.lid)
-    boards: list[Board] = []
-    for seat, board in enumerate(state.boards):
-        result = score_round(board)
-        lid.extend(result.to_lid)
-        boards.append(result.board)
-        for row, colour, tile in result.placed:
-            effects.append(
-                effect(
-                    "kachelwand.wand",
-                    f"{seat_name(seat)} hängt {colour_name(colour)} in Wandreihe {row + 1}: "
-                    f"{tile.explanation()} = {tile.points}",
-                    platz=seat + 1,
-                    reihe=row + 1,
-                    farbe=colour,
-                    waagerecht=tile.horizontal,
-                    senkrecht=tile.vertical,
-                    punkte=tile.points,
-                )
-            )
-        effects.append(
-            effect(
-                "kachelwand.rundenwertung",
-                round_summary_text(seat, result),
-                platz=seat + 1,
-                veraenderung=result.delta,
-                bodenstrafe=result.floor_points,
-                punkte=result.board.score,
-            )
-        )
-    scored = replace(state, boards=tuple(boards), lid=sorted_tiles(lid), factories=(), centre=())
-    if any(board.complete_rows() for board in boards):
-        return finish_game(scored, effects, reason="reihe")
-    start = state.start_tile_holder if state.start_tile_holder is not None else (last_mover + 1) % state.seats
-    next_round = state.round + 1
-    factories, bag, new_lid, refilled = fill_factories(
-        scored.bag, scored.lid, FACTORIES_PER_SEATS[state.seats], state.seed, next_round
-    )
-    if refilled:
-        effects.append(
-            effect(
-                "kachelwand.beutel_nachgefuellt",
-                f"Der Beutel ist leer: {refilled} {tiles_word(refilled)} aus dem Deckel kommen zurück in den Beutel.",
-                anzahl=refilled,
-            )
-        )
-    started = replace(
-        scored,
-        round=next_round,
-        factories=factories,
-        centre=(),
-        start_tile_in_centre=True,
-        start_tile_holder=None,
-        bag=bag,
-        lid=new_lid,
-        current=start,
-    )
-    if not any(factories):
-        return finish_game(started, effects, reason="keine_fliesen")
-    effects.append(
-        effect(
-            "kachelwand.runde_start",
-            f"Runde {next_round} beginnt, {seat_name(start)} fängt an.",
-            runde=next_round,
-            platz=start + 1,
-        )
-    )
-    return started, effects
-
-
-def finish_game(state: KachelwandState, effects: list[Json], reason: str) -> tuple[KachelwandState, list[Json]]:
-    """Add the end bonuses and mark the game as finished."""
-    if reason == "reihe":
-        text = "Jemand hat eine waagerechte Wandreihe voll: Die Partie ist vorbei."
-    else:
-        text = "Es sind keine Fliesen mehr übrig: Die Partie ist vorbei."
-    effects.append(effect("kachelwand.spielende", text, grund=reason))
-    boards = tuple(apply_end_bonuses(board) for board in state.boards)
-    for seat, board in enumerate(boards):
-        bonus = sum(line.points for line in board.bonus_lines)
-        details = ", ".join(f"{line.label} = {line.points}" for line in board.bonus_lines)
-        effects.append(
-            effect(
-                "kachelwand.boni",
-                f"{seat_name(seat)}: Boni {signed(bonus)} ({details}) → {points_word(board.score)}",
-                platz=seat + 1,
-                boni=bonus,
-                punkte=board.score,
-            )
-        )
-    return replace(state, boards=boards, is_finished=True, factories=(), centre=()), effects
+def is_round_over(state: KachelwandState) -> bool:
+    """Return True once all factories and the centre are empty."""
+    return not any(state.factories) and not state.centre
 
 
 def floor_penalty_change(place: Placement) -> int:

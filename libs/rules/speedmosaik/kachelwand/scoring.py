@@ -5,19 +5,22 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from libs.rules.protocol import ComputationLine, Outcome, leaderboard_points, shared_places
-from libs.rules.speedmosaik.kachelwand.state import Board, PatternLine
+from libs.rules.speedmosaik.kachelwand.state import Board, PatternLine, WallColours
 from libs.rules.speedmosaik.kachelwand.tiles import (
     BONUS_COLOUR,
     BONUS_COLUMN,
     BONUS_ROW,
     COLOURS,
+    FLOOR_SPACES,
+    JOKER,
     START_TILE,
     WALL_SIZE,
     colour_name,
     floor_penalty,
     wall_column,
 )
-from libs.rules.speedmosaik.texts import phrase, points_word, seat_name, signed
+from libs.rules.speedmosaik.kachelwand.wall import grid_columns, grid_place
+from libs.rules.speedmosaik.texts import phrase, points_word, seat_name, signed, tiles_word
 
 Wall = tuple[tuple[bool, ...], ...]
 
@@ -77,20 +80,24 @@ def place_on_wall(wall: Wall, row: int, column: int) -> Wall:
     )
 
 
-def wall_tile_line(row: int, colour: str, tile: TilePoints) -> ComputationLine:
+def wall_tile_line(row: int, colour: str, tile: TilePoints, column: int | None = None) -> ComputationLine:
     """Return the Rechenweg line of one tile: label "Reihe 2, Blau: 3 waagerecht + 2 senkrecht"."""
     return ComputationLine(
         label=f"Reihe {row + 1}, {colour_name(colour)}: {tile.explanation()}",
         points=tile.points,
-        key="kachelwand.rechenweg.fliese",
+        key=TILE_LINE_KEY,
         params={
             "reihe": row + 1,
             "farbe": colour,
-            "spalte": wall_column(row, colour) + 1,
+            "spalte": (wall_column(row, colour) if column is None else column) + 1,
             "waagerecht": tile.horizontal,
             "senkrecht": tile.vertical,
         },
     )
+
+
+TILE_LINE_KEY = "kachelwand.rechenweg.fliese"
+FALLEN_LINE_KEY = "kachelwand.rechenweg.gefallen"
 
 
 @dataclass(frozen=True)
@@ -104,24 +111,79 @@ class RoundScore:
     floor_count: int
     delta: int
 
+    @property
+    def wall_points(self) -> int:
+        """Return the points of all tiles hung this round."""
+        return sum(line.points for line in self.board.last_round_lines if line.key == TILE_LINE_KEY)
 
-def score_round(board: Board) -> RoundScore:
-    """Hang one tile of every full pattern line on the wall (top to bottom) and apply the floor."""
-    wall = board.wall
-    lines: list[PatternLine] = list(board.pattern_lines)
-    to_lid: list[str] = []
-    computation: list[ComputationLine] = []
-    placed: list[tuple[int, str, TilePoints]] = []
-    for row, line in enumerate(board.pattern_lines):
-        if line.colour is None or line.count < row + 1:
-            continue
-        column = wall_column(row, line.colour)
-        wall = place_on_wall(wall, row, column)
-        tile = chain_points(wall, row, column)
-        placed.append((row, line.colour, tile))
-        computation.append(wall_tile_line(row, line.colour, tile))
-        to_lid.extend([line.colour] * (line.count - 1))
-        lines[row] = PatternLine()
+
+def line_tiles(line: PatternLine) -> tuple[str, ...]:
+    """Return the tiles lying in a pattern line: its colour tiles, then its jokers."""
+    if line.colour is None:
+        return ()
+    return (line.colour,) * (line.count - line.jokers) + (JOKER,) * line.jokers
+
+
+def hang_line(board: Board, row: int, column: int) -> tuple[Board, TilePoints, tuple[str, ...]]:
+    """Hang the full pattern line ``row`` at ``column``: one colour tile goes to the wall, the rest to the lid.
+
+    A line always holds at least one tile of its colour (jokers only join a colour or a started line),
+    so the wall never holds a joker (eigene Festlegung). Returns the board, the tile's chains and the
+    tiles for the box lid.
+    """
+    line = board.pattern_lines[row]
+    colour = line.colour
+    if colour is None:
+        raise ValueError("an empty pattern line cannot hang on the wall")
+    wall = place_on_wall(board.wall, row, column)
+    colours = board.wall_colours
+    if colours is not None:
+        colours = tuple(
+            tuple(colour if (r == row and c == column) else cell for c, cell in enumerate(cells))
+            for r, cells in enumerate(colours)
+        )
+    tile = chain_points(wall, row, column)
+    to_lid = line_tiles(line)[1:]
+    lines = tuple(PatternLine() if r == row else other for r, other in enumerate(board.pattern_lines))
+    new_board = replace(
+        board,
+        pattern_lines=lines,
+        wall=wall,
+        wall_colours=colours,
+        tiling_lines=(*board.tiling_lines, wall_tile_line(row, colour, tile, column)),
+    )
+    return new_board, tile, to_lid
+
+
+def drop_line(board: Board, row: int) -> tuple[Board, int, tuple[str, ...]]:
+    """Let the full pattern line ``row`` fall to the floor (no free column); beyond 7 spaces to the lid.
+
+    Returns the board, how many tiles landed on the floor and the tiles for the box lid.
+    """
+    line = board.pattern_lines[row]
+    tiles = line_tiles(line)
+    room = max(0, FLOOR_SPACES - len(board.floor))
+    onto_floor, to_lid = tiles[:room], tiles[room:]
+    fallen = ComputationLine(
+        label=f"Reihe {row + 1}, {colour_name(str(line.colour))}: keine Spalte frei – "
+        f"{len(tiles)} {tiles_word(len(tiles))} auf den Boden",
+        points=0,
+        key=FALLEN_LINE_KEY,
+        params={"reihe": row + 1, "farbe": line.colour, "anzahl": len(tiles), "auf_boden": len(onto_floor)},
+    )
+    lines = tuple(PatternLine() if r == row else other for r, other in enumerate(board.pattern_lines))
+    new_board = replace(
+        board,
+        pattern_lines=lines,
+        floor=board.floor + onto_floor,
+        tiling_lines=(*board.tiling_lines, fallen),
+    )
+    return new_board, len(onto_floor), to_lid
+
+
+def finish_round(board: Board) -> RoundScore:
+    """Score a board whose full lines all hung (or fell): wall points, floor penalty, never below 0."""
+    computation = list(board.tiling_lines)
     floor_count = len(board.floor)
     floor_points = floor_penalty(floor_count)
     if floor_count:
@@ -133,8 +195,8 @@ def score_round(board: Board) -> RoundScore:
                 params={"anzahl": floor_count},
             )
         )
-    to_lid.extend(tile for tile in board.floor if tile != START_TILE)
-    raw = sum(tile.points for _, _, tile in placed) + floor_points
+    to_lid = tuple(tile for tile in board.floor if tile != START_TILE)
+    raw = sum(line.points for line in board.tiling_lines) + floor_points
     new_score = max(0, board.score + raw)
     delta = new_score - board.score
     if delta != raw:
@@ -148,14 +210,27 @@ def score_round(board: Board) -> RoundScore:
         )
     new_board = replace(
         board,
-        pattern_lines=tuple(lines),
-        wall=wall,
         floor=(),
         score=new_score,
         round_points=(*board.round_points, delta),
         last_round_lines=tuple(computation),
+        tiling_lines=(),
     )
-    return RoundScore(new_board, tuple(to_lid), tuple(placed), floor_points, floor_count, delta)
+    return RoundScore(new_board, to_lid, (), floor_points, floor_count, delta)
+
+
+def score_round(board: Board) -> RoundScore:
+    """Hang one tile of every full pattern line on the fixed wall (top to bottom) and apply the floor."""
+    to_lid: list[str] = []
+    placed: list[tuple[int, str, TilePoints]] = []
+    for row, line in enumerate(board.pattern_lines):
+        if line.colour is None or line.count < row + 1:
+            continue
+        board, tile, rest = hang_line(board, row, wall_column(row, line.colour))
+        placed.append((row, line.colour, tile))
+        to_lid.extend(rest)
+    result = finish_round(board)
+    return replace(result, to_lid=(*to_lid, *result.to_lid), placed=tuple(placed))
 
 
 def full_rows(wall: Wall) -> int:
@@ -168,14 +243,16 @@ def full_columns(wall: Wall) -> int:
     return sum(1 for column in range(WALL_SIZE) if all(wall[row][column] for row in range(WALL_SIZE)))
 
 
-def full_colours(wall: Wall) -> int:
-    """Return how many colours hang on the wall with all five tiles."""
+def full_colours(wall: Wall, wall_colours: WallColours | None = None) -> int:
+    """Return how many colours hang on the wall with all five tiles (free wall: anywhere on it)."""
+    if wall_colours is not None:
+        return sum(1 for colour in COLOURS if sum(row.count(colour) for row in wall_colours) == WALL_SIZE)
     return sum(1 for colour in COLOURS if all(wall[row][wall_column(row, colour)] for row in range(WALL_SIZE)))
 
 
-def bonus_lines(wall: Wall) -> tuple[ComputationLine, ...]:
+def bonus_lines(wall: Wall, wall_colours: WallColours | None = None) -> tuple[ComputationLine, ...]:
     """Return the three end-bonus lines: full rows ×2, full columns ×7, full colours ×10."""
-    rows, columns, colours = full_rows(wall), full_columns(wall), full_colours(wall)
+    rows, columns, colours = full_rows(wall), full_columns(wall), full_colours(wall, wall_colours)
     return (
         ComputationLine(
             f"Volle Reihen: {rows} × {BONUS_ROW}",
@@ -200,7 +277,7 @@ def bonus_lines(wall: Wall) -> tuple[ComputationLine, ...]:
 
 def apply_end_bonuses(board: Board) -> Board:
     """Return the board with its end bonuses added to the score."""
-    lines = bonus_lines(board.wall)
+    lines = bonus_lines(board.wall, board.wall_colours)
     return replace(board, score=board.score + sum(line.points for line in lines), bonus_lines=lines)
 
 
@@ -252,7 +329,7 @@ def final_outcome(boards: tuple[Board, ...]) -> Outcome:
 
 
 def preview_wall_points(board: Board, row: int, colour: str) -> TilePoints:
-    """Return the chains the tile of pattern line ``row`` would score if it is hung this round end.
+    """Return the chains the tile of pattern line ``row`` would score on the fixed wall this round end.
 
     Full pattern lines above are hung first (tiling runs top to bottom); lines below come later.
     """
@@ -266,9 +343,36 @@ def preview_wall_points(board: Board, row: int, colour: str) -> TilePoints:
     return chain_points(wall, row, column)
 
 
+def preview_free_wall_points(board: Board, row: int, colour: str) -> tuple[int, TilePoints] | None:
+    """Return the best column and chains for pattern line ``row`` on the free wall this round end.
+
+    Full lines above hang first; for this estimate each takes its own best column (most points, the
+    leftmost on a tie). Returns None if no column is left for the colour then.
+    """
+    wall, grid = board.wall, board.wall_colours
+    if grid is None:
+        raise ValueError("not a free wall")
+    for upper in range(row):
+        line = board.pattern_lines[upper]
+        if line.colour is None or line.count != upper + 1:
+            continue
+        options = grid_columns(grid, upper, line.colour)
+        if not options:
+            continue
+        column = max(options, key=lambda c: (chain_points(place_on_wall(wall, upper, c), upper, c).points, -c))
+        wall = place_on_wall(wall, upper, column)
+        grid = grid_place(grid, upper, column, line.colour)
+    options = grid_columns(grid, row, colour)
+    if not options:
+        return None
+    scored = [(chain_points(place_on_wall(wall, row, c), row, c), c) for c in options]
+    tile, column = max(scored, key=lambda item: (item[0].points, -item[1]))
+    return column, tile
+
+
 def round_summary_text(seat: int, result: RoundScore) -> str:
     """Return the German log line of a seat's round result."""
-    parts = [f"{seat_name(seat)}: Wand {signed(sum(t.points for _, _, t in result.placed))}"]
+    parts = [f"{seat_name(seat)}: Wand {signed(result.wall_points)}"]
     if result.floor_count:
         stones = "Stein" if result.floor_count == 1 else "Steine"
         parts.append(f"Boden {signed(result.floor_points)} ({result.floor_count} {stones})")

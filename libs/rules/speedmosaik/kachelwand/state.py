@@ -7,13 +7,18 @@ from dataclasses import dataclass
 from libs.rules.protocol import ComputationLine
 from libs.rules.speedmosaik.kachelwand.tiles import WALL_SIZE
 
+WallColours = tuple[tuple[str | None, ...], ...]
+
+EMPTY_WALL_COLOURS: WallColours = tuple(tuple(None for _ in range(WALL_SIZE)) for _ in range(WALL_SIZE))
+
 
 @dataclass(frozen=True)
 class PatternLine:
-    """One Musterreihe: its colour (None while empty) and how many tiles lie in it."""
+    """One Musterreihe: its colour (None while empty), how many tiles lie in it, how many are jokers."""
 
     colour: str | None = None
     count: int = 0
+    jokers: int = 0
 
 
 @dataclass(frozen=True)
@@ -30,6 +35,15 @@ class Board:
     """Rechenweg of the last finished round: each tile hung on the wall, the floor, a clamp to 0."""
     bonus_lines: tuple[ComputationLine, ...] = ()
     """End bonuses (rows, columns, colours); filled when the game ends."""
+    wall_colours: WallColours | None = None
+    """Free wall only: the colour hanging in each cell (None: empty). The fixed wall prints its colours."""
+    tiling_lines: tuple[ComputationLine, ...] = ()
+    """Free wall, while a round end is being tiled: the Rechenweg so far (tiles hung, lines fallen)."""
+
+    @property
+    def is_free_wall(self) -> bool:
+        """Return True if this board has the free wall (no printed colours)."""
+        return self.wall_colours is not None
 
     def complete_rows(self) -> int:
         """Return how many horizontal wall rows are full."""
@@ -38,7 +52,11 @@ class Board:
 
 @dataclass(frozen=True)
 class KachelwandState:
-    """The whole table. ``bag`` is in draw order and is the only hidden part (with ``seed``)."""
+    """The whole table. ``bag`` is in draw order and is the only hidden part (with ``seed``).
+
+    ``tiling`` is True while the free wall is tiled at a round end (seats choose columns); ``current``
+    then names the seat that will start the next round.
+    """
 
     config: tuple[tuple[str, str], ...]
     seats: int
@@ -53,3 +71,18 @@ class KachelwandState:
     boards: tuple[Board, ...]
     current: int
     is_finished: bool = False
+    tiling: bool = False
+
+    def option(self, key: str) -> str:
+        """Return the value of a setting ("wall", "jokers"), the default if the config does not name it."""
+        return dict(self.config).get(key, {"wall": "fest", "jokers": "ohne"}.get(key, ""))
+
+    @property
+    def has_jokers(self) -> bool:
+        """Return True if the game is played with jokers."""
+        return self.option("jokers") == "mit"
+
+    @property
+    def is_free_wall(self) -> bool:
+        """Return True if the game is played on the free wall."""
+        return self.option("wall") == "frei"

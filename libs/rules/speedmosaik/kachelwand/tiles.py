@@ -5,12 +5,20 @@ from __future__ import annotations
 COLOURS: tuple[str, ...] = ("blau", "gelb", "rot", "schwarz", "tuerkis")
 """Colour ids in the order of the top wall row (the published diagonal pattern)."""
 
+JOKER = "joker"
+"""The golden joker tile (only with the setting jokers "mit"); it counts as the colour it is taken with."""
+
+JOKERS_IN_BAG = 10
+TILE_ORDER: tuple[str, ...] = (*COLOURS, JOKER)
+"""Colours in wall order, then the joker: the canonical order of tiles in a heap and of moves."""
+
 COLOUR_NAMES: dict[str, str] = {
     "blau": "Blau",
     "gelb": "Gelb",
     "rot": "Rot",
     "schwarz": "Schwarz",
     "tuerkis": "Türkis",
+    JOKER: "Joker",
 }
 
 TILES_PER_COLOUR = 20
@@ -47,8 +55,8 @@ def colour_name(colour: str) -> str:
 
 
 def colour_sort_key(colour: str) -> int:
-    """Return the position of a colour in the canonical colour order."""
-    return COLOURS.index(colour)
+    """Return the position of a tile in the canonical order (colours in wall order, the joker last)."""
+    return TILE_ORDER.index(colour)
 
 
 def sorted_tiles(tiles: tuple[str, ...] | list[str]) -> tuple[str, ...]:

@@ -7,16 +7,21 @@ from typing import Any
 
 from libs.rules.protocol import ComputationLine, Json
 from libs.rules.rng import SeededRng
-from libs.rules.speedmosaik.kachelwand.state import Board, KachelwandState, PatternLine
+from libs.rules.speedmosaik.kachelwand.round_end import choosing_seats, column_options
+from libs.rules.speedmosaik.kachelwand.state import Board, KachelwandState, PatternLine, WallColours
 from libs.rules.speedmosaik.kachelwand.tiles import (
     COLOURS,
+    JOKER,
+    JOKERS_IN_BAG,
     START_TILE,
+    TILE_ORDER,
     TILES_PER_COLOUR,
     WALL_SIZE,
     floor_penalty,
     sorted_tiles,
     wall_colour,
 )
+from libs.rules.speedmosaik.kachelwand.wall import pending_line
 
 GAME = "speedmosaik"
 
@@ -25,18 +30,39 @@ def _lines_json(lines: tuple[ComputationLine, ...]) -> list[Json]:
     return [line.to_json() for line in lines]
 
 
-def _board_json(seat: int, board: Board) -> Json:
-    return {
+def _line_json(row: int, line: PatternLine, has_jokers: bool) -> Json:
+    data: Json = {"reihe": row + 1, "felder": row + 1, "farbe": line.colour, "anzahl": line.count}
+    if has_jokers:
+        data["joker"] = line.jokers
+    return data
+
+
+def _wall_cell(board: Board, row: int, column: int) -> Json:
+    if board.wall_colours is not None:
+        return {"farbe": board.wall_colours[row][column], "belegt": board.wall[row][column]}
+    return {"farbe": wall_colour(row, column), "belegt": board.wall[row][column]}
+
+
+def _tiling_json(board: Board, tiling: bool) -> Json:
+    """Return the free wall's round-end data: the Rechenweg so far and the open column choice."""
+    choice: Json | None = None
+    pending = pending_line(board) if tiling else None
+    if pending is not None:
+        row, colour = pending
+        choice = {
+            "reihe": row + 1,
+            "farbe": colour,
+            "spalten": [option.to_json() for option in column_options(board)],
+        }
+    return {"bisher": _lines_json(board.tiling_lines), "wahl": choice}
+
+
+def _board_json(seat: int, board: Board, state: KachelwandState) -> Json:
+    data: Json = {
         "platz": seat,
         "punkte": board.score,
-        "musterreihen": [
-            {"reihe": row + 1, "felder": row + 1, "farbe": line.colour, "anzahl": line.count}
-            for row, line in enumerate(board.pattern_lines)
-        ],
-        "wand": [
-            [{"farbe": wall_colour(row, column), "belegt": board.wall[row][column]} for column in range(WALL_SIZE)]
-            for row in range(WALL_SIZE)
-        ],
+        "musterreihen": [_line_json(row, line, state.has_jokers) for row, line in enumerate(board.pattern_lines)],
+        "wand": [[_wall_cell(board, row, column) for column in range(WALL_SIZE)] for row in range(WALL_SIZE)],
         "boden": list(board.floor),
         "bodenstrafe": floor_penalty(len(board.floor)),
         "volle_reihen": board.complete_rows(),
@@ -44,27 +70,49 @@ def _board_json(seat: int, board: Board) -> Json:
         "rechenweg": _lines_json(board.last_round_lines),
         "boni": _lines_json(board.bonus_lines),
     }
+    if state.is_free_wall:
+        data["wandlegen"] = _tiling_json(board, state.tiling)
+    return data
 
 
 def make_view(state: KachelwandState, seat: int | None, rules_id: str) -> Json:
-    """Return the public table as JSON; the bag's order and the seed are never part of it."""
+    """Return the public table as JSON; the bag's order and the seed are never part of it.
+
+    Keys of the free wall (``phase``, ``beginnt_naechste_runde``, ``wandlegen``) and of the jokers
+    (``joker`` counts) appear only when that setting is on, so the base game's views stay as they were.
+    """
     lid_counts = Counter(state.lid)
-    return {
+    if state.is_finished:
+        to_move: list[int] = []
+    elif state.tiling:
+        to_move = list(choosing_seats(state))
+    else:
+        to_move = [state.current]
+    view: Json = {
         "spiel": GAME,
         "regeln": rules_id,
         "einstellungen": dict(state.config),
         "plaetze": state.seats,
         "ich": seat,
         "runde": state.round,
-        "am_zug": [] if state.is_finished else [state.current],
+        "am_zug": to_move,
         "beendet": state.is_finished,
         "schalen": [list(factory) for factory in state.factories],
         "mitte": list(state.centre),
         "startstein": {"in_mitte": state.start_tile_in_centre, "platz": state.start_tile_holder},
         "beutel": {"anzahl": len(state.bag)},
-        "deckel": {"anzahl": len(state.lid), "farben": {colour: lid_counts[colour] for colour in COLOURS}},
-        "spieler": [_board_json(i, board) for i, board in enumerate(state.boards)],
+        "deckel": {"anzahl": len(state.lid), "farben": {colour: lid_counts[colour] for colour in _kinds(state)}},
+        "spieler": [_board_json(i, board, state) for i, board in enumerate(state.boards)],
     }
+    if state.is_free_wall:
+        view["phase"] = "wand" if state.tiling else "nehmen"
+        if state.tiling:
+            view["beginnt_naechste_runde"] = state.current
+    return view
+
+
+def _kinds(state: KachelwandState) -> tuple[str, ...]:
+    return (*COLOURS, JOKER) if state.has_jokers else COLOURS
 
 
 def _lines_from_json(items: list[Json]) -> tuple[ComputationLine, ...]:
@@ -74,10 +122,19 @@ def _lines_from_json(items: list[Json]) -> tuple[ComputationLine, ...]:
     )
 
 
-def _board_from_json(data: Json) -> Board:
+def _board_from_json(data: Json, is_free_wall: bool) -> Board:
+    wall_colours: WallColours | None = None
+    tiling_lines: tuple[ComputationLine, ...] = ()
+    if is_free_wall:
+        wall_colours = tuple(tuple(cell["farbe"] for cell in row) for row in data["wand"])
+        tiling_lines = _lines_from_json(data["wandlegen"]["bisher"])
     return Board(
-        pattern_lines=tuple(PatternLine(line["farbe"], line["anzahl"]) for line in data["musterreihen"]),
+        pattern_lines=tuple(
+            PatternLine(line["farbe"], line["anzahl"], line.get("joker", 0)) for line in data["musterreihen"]
+        ),
         wall=tuple(tuple(bool(cell["belegt"]) for cell in row) for row in data["wand"]),
+        wall_colours=wall_colours,
+        tiling_lines=tiling_lines,
         floor=tuple(data["boden"]),
         score=data["punkte"],
         round_points=tuple(data["rundenpunkte"]),
@@ -87,7 +144,8 @@ def _board_from_json(data: Json) -> Board:
 
 
 def hidden_bag_counts(view: Json) -> Counter[str]:
-    """Return the bag's colour counts: 20 of each colour minus every tile visible on the table or lid."""
+    """Return the bag's counts: 20 of each colour (10 jokers) minus every tile visible on the table or lid."""
+    has_jokers = view["einstellungen"].get("jokers") == "mit"
     seen: Counter[str] = Counter()
     for factory in view["schalen"]:
         seen.update(factory)
@@ -97,13 +155,18 @@ def hidden_bag_counts(view: Json) -> Counter[str]:
     for player in view["spieler"]:
         for line in player["musterreihen"]:
             if line["farbe"] is not None:
-                seen[line["farbe"]] += line["anzahl"]
+                jokers = line.get("joker", 0)
+                seen[line["farbe"]] += line["anzahl"] - jokers
+                seen[JOKER] += jokers
         for row in player["wand"]:
             for cell in row:
                 if cell["belegt"]:
                     seen[cell["farbe"]] += 1
         seen.update(tile for tile in player["boden"] if tile != START_TILE)
-    return Counter({colour: TILES_PER_COLOUR - seen[colour] for colour in COLOURS})
+    counts = Counter({colour: TILES_PER_COLOUR - seen[colour] for colour in COLOURS})
+    if has_jokers:
+        counts[JOKER] = JOKERS_IN_BAG - seen[JOKER]
+    return counts
 
 
 def state_from_view(view: Json, rng: SeededRng) -> KachelwandState:
@@ -111,13 +174,16 @@ def state_from_view(view: Json, rng: SeededRng) -> KachelwandState:
     counts = hidden_bag_counts(view)
     if any(count < 0 for count in counts.values()) or sum(counts.values()) != view["beutel"]["anzahl"]:
         raise ValueError("view is inconsistent: the bag cannot hold what it shows")
-    bag_tiles = [colour for colour in COLOURS for _ in range(counts[colour])]
+    bag_tiles = [tile for tile in TILE_ORDER for _ in range(counts[tile])]
     bag = tuple(rng.derive("beutel").shuffle(bag_tiles))
     seed_rng = rng.derive("seed")
     seed = b"".join(seed_rng.next_u64().to_bytes(8, "big") for _ in range(4))
     lid = sorted_tiles([colour for colour, count in view["deckel"]["farben"].items() for _ in range(count)])
     config = tuple((str(key), str(value)) for key, value in view["einstellungen"].items())
+    is_free_wall = view["einstellungen"].get("wall") == "frei"
+    tiling = view.get("phase") == "wand"
     to_move: list[Any] = view["am_zug"]
+    current = int(view["beginnt_naechste_runde"]) if tiling else int(to_move[0]) if to_move else 0
     return KachelwandState(
         config=config,
         seats=view["plaetze"],
@@ -129,7 +195,8 @@ def state_from_view(view: Json, rng: SeededRng) -> KachelwandState:
         start_tile_holder=view["startstein"]["platz"],
         bag=bag,
         lid=lid,
-        boards=tuple(_board_from_json(player) for player in view["spieler"]),
-        current=int(to_move[0]) if to_move else 0,
+        boards=tuple(_board_from_json(player, is_free_wall) for player in view["spieler"]),
+        current=current,
         is_finished=view["beendet"],
+        tiling=tiling,
     )

@@ -5,9 +5,13 @@ from __future__ import annotations
 from types import ModuleType
 
 from libs.rules.protocol import Json
-from services.bot.policies.speedmosaik import kachelwand
+from services.bot.policies.speedmosaik import kachelwand, kirchenfenster, sternpavillon
 
-WORKSHOP_POLICIES: dict[str, ModuleType] = {"kachelwand": kachelwand}
+WORKSHOP_POLICIES: dict[str, ModuleType] = {
+    "kachelwand": kachelwand,
+    "kirchenfenster": kirchenfenster,
+    "sternpavillon": sternpavillon,
+}
 
 
 def policy_for(view: Json) -> ModuleType:

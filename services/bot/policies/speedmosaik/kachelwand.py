@@ -1,7 +1,19 @@
-"""Kachelwand bot policy: values every legal move for the bot's own board (pure, no I/O)."""
+"""Kachelwand bot policy: values every legal move from its preview (pure, no I/O).
+
+- easy: the heuristic value of a move plus much random noise ("bewertet seine Züge mit viel Zufall").
+- normal: the move with the best heuristic value for its own board.
+- strong: the normal value minus ``DENIAL_WEIGHT`` × the best value the next player could take from the
+  displays after this move (computed on a determinized state) — "achtet zusätzlich darauf, was er dem
+  nächsten Spieler in der Auslage übrig lässt".
+
+At a free-wall round end every level chooses the column (also for a player whose time ran out); the
+column's value is its wall points, its progress towards rows, columns and colours, minus the lines
+below it would make fall. Moves that first return a warning come from ``legal_moves`` already confirmed.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from libs.rules.protocol import Json, RuleModule
@@ -16,53 +28,258 @@ OPEN_SPACE_COST = 0.25
 COLUMN_PROGRESS = 0.35
 COLOUR_PROGRESS = 0.25
 ROW_PROGRESS = 0.2
+FALL_CERTAIN_COST = 1.6
+"""Per tile of a line that will certainly fall (free wall): about its later floor penalty."""
+FALL_POSSIBLE_COST = 0.5
+FALL_COLUMN_COST = 2.5
+"""Per lower line a column choice makes fall."""
+
+DENIAL_WEIGHT = 0.9
+"""Strong: how much the next player's best value after our move counts against it."""
+STRONG_CANDIDATES = 16
+"""Strong: how many of the best moves by own value get the look at the next player's reply."""
 
 
-def _own_board(view: Json, seat: int) -> Json:
+def _board(view: Json, seat: int) -> Json:
     board: Json = view["spieler"][seat]
     return board
 
 
-def _progress_value(board: Json, row: int, colour: str) -> float:
-    """Return a small value for how far the new wall tile advances rows, columns and colours."""
+def _column_of(board: Json, row: int, colour: str, preview: Json) -> int:
+    wall_points = preview.get("wandpunkte") or {}
+    if "spalte" in wall_points:
+        return int(wall_points["spalte"]) - 1
+    cells: list[dict[str, Any]] = board["wand"][row]
+    return next((c for c, cell in enumerate(cells) if cell["farbe"] == colour), 0)
+
+
+def _progress_value(board: Json, row: int, column: int, colour: str) -> float:
+    """Return a small value for how far a new wall tile advances its row, column and colour."""
     wall: list[list[dict[str, Any]]] = board["wand"]
-    column = next(c for c, cell in enumerate(wall[row]) if cell["farbe"] == colour)
     in_row = sum(1 for cell in wall[row] if cell["belegt"])
     in_column = sum(1 for r in range(len(wall)) if wall[r][column]["belegt"])
     of_colour = sum(1 for cells in wall for cell in cells if cell["belegt"] and cell["farbe"] == colour)
     return ROW_PROGRESS * in_row + COLUMN_PROGRESS * in_column + COLOUR_PROGRESS * of_colour
 
 
+def _fall_cost(preview: Json, tiles_in_line: int) -> float:
+    cost = 0.0
+    for warning in preview["warnungen"]:
+        if warning["key"] == "kachelwand.warnung.wand_faellt":
+            per_tile = FALL_CERTAIN_COST if warning["params"]["sicher"] else FALL_POSSIBLE_COST
+            cost += per_tile * tiles_in_line
+    return cost
+
+
 def move_value(preview: Json, board: Json) -> float:
-    """Return the heuristic value of a move from its preview: wall points, line progress, floor cost."""
+    """Return the heuristic value of a take from its preview: wall points, line progress, floor cost."""
     value = float(preview["bodenstrafe"])
     line = int(preview["reihe"])
     if line == 0:
         return value - 0.5
-    if preview["reihe_voll"]:
+    pattern = board["musterreihen"][line - 1]
+    colour = pattern["farbe"] or preview["farbe"]
+    after = pattern["anzahl"] + preview["in_reihe"]
+    if preview["reihe_voll"] and preview["wandpunkte"] is not None:
         value += float(preview["wandpunkte"]["punkte"]) + FINISH_BONUS
-        value += _progress_value(board, line - 1, preview["farbe"])
-    else:
-        pattern = board["musterreihen"][line - 1]
-        after = pattern["anzahl"] + preview["in_reihe"]
+        value += _progress_value(board, line - 1, _column_of(board, line - 1, colour, preview), colour)
+    elif not preview["reihe_voll"]:
         value += PARTIAL_TILE_VALUE * preview["in_reihe"] - OPEN_SPACE_COST * (line - after)
-    return value
+    return value - _fall_cost(preview, after)
+
+
+def column_value(preview: Json, board: Json) -> float:
+    """Return the heuristic value of a free-wall column choice from its preview."""
+    row = int(preview["reihe"]) - 1
+    column = int(preview["spalte"]) - 1
+    value = float(preview["punkte"]) + _progress_value(board, row, column, preview["farbe"])
+    return value - FALL_COLUMN_COST * float(preview["faellt"])
+
+
+def _value(preview: Json, board: Json) -> float:
+    return column_value(preview, board) if "spalte" in preview else move_value(preview, board)
+
+
+def _ranked(module: RuleModule, state: Any, seat: int, board: Json) -> list[tuple[float, int, Json, Json]]:
+    """Return (value, index, move, preview) for every legal move, best first (ties: first in order)."""
+    scored = []
+    for index, move in enumerate(module.legal_moves(state, seat)):
+        preview = module.preview(state, seat, move)
+        scored.append((_value(preview, board), index, move, preview))
+    if not scored:
+        raise ValueError("the bot's seat has no legal move")
+    scored.sort(key=lambda item: (-item[0], item[1]))
+    return scored
+
+
+@dataclass(frozen=True)
+class Reply:
+    """The next player's best take after our move: its seat, value, move and preview."""
+
+    seat: int
+    value: float
+    move: Json
+    preview: Json
+
+
+def _best_reply(module: RuleModule, state: Any) -> Reply | None:
+    """Return the next mover's best take now, or None if the round's takes are over (or the game)."""
+    if module.is_over(state):
+        return None
+    view = module.view(state, None)
+    if view.get("phase") == "wand" or not (any(view["schalen"]) or view["mitte"]):
+        return None
+    seat = module.to_move(state)[0]
+    board = _board(view, seat)
+    best: Reply | None = None
+    for move in module.legal_moves(state, seat):
+        preview = module.preview(state, seat, move)
+        value = move_value(preview, board)
+        if best is None or value > best.value:
+            best = Reply(seat, value, move, preview)
+    return best
+
+
+@dataclass(frozen=True)
+class Choice:
+    """The strong level's move with its preview, its own value and the next player's best reply."""
+
+    move: Json
+    preview: Json
+    value: float
+    reply: Reply | None
+
+
+def _strong_choice(module: RuleModule, state: Any, seat: int, view: Json) -> Choice:
+    """Return the move with the best own value minus what it leaves the next player (columns: own value)."""
+    ranked = _ranked(module, state, seat, _board(view, seat))
+    if "spalte" in ranked[0][3]:
+        value, _, move, preview = ranked[0]
+        return Choice(move, preview, value, None)
+    best: tuple[float, Choice] | None = None
+    for value, _, move, preview in ranked[:STRONG_CANDIDATES]:
+        after, _ = module.apply(state, seat, move)
+        reply = _best_reply(module, after)
+        total = value - (0.0 if reply is None else DENIAL_WEIGHT * max(reply.value, 0.0))
+        if best is None or total > best[0]:
+            best = (total, Choice(move, preview, value, reply))
+    assert best is not None
+    return best[1]
 
 
 def decide(module: RuleModule, view: Json, seat: int, level: str, rng: SeededRng) -> Json:
-    """Return the best move for the level: normal = best value, easy = value plus much noise."""
+    """Return the move of this level: a take, or at a free-wall round end the column for the top full line."""
     state = module.determinize(view, seat, rng.derive("determinize"))
-    moves = module.legal_moves(state, seat)
-    if not moves:
-        raise ValueError("the bot's seat has no legal move")
-    board = _own_board(view, seat)
+    if level == "strong":
+        return _strong_choice(module, state, seat, view).move
+    board = _board(view, seat)
+    if level != "easy":
+        return _ranked(module, state, seat, board)[0][2]
     noise = rng.derive("noise")
-    best_move = moves[0]
+    best_move: Json | None = None
     best_value = float("-inf")
-    for move in moves:
-        value = move_value(module.preview(state, seat, move), board)
-        if level == "easy":
-            value += noise.random() * EASY_NOISE
+    for move in module.legal_moves(state, seat):
+        value = _value(module.preview(state, seat, move), board) + noise.random() * EASY_NOISE
         if value > best_value:
             best_move, best_value = move, value
+    if best_move is None:
+        raise ValueError("the bot's seat has no legal move")
     return best_move
+
+
+_NAMES = {"blau": "Blau", "gelb": "Gelb", "rot": "Rot", "schwarz": "Schwarz", "tuerkis": "Türkis", "joker": "Joker"}
+
+
+def _taken_text(move: Json, preview: Json) -> str:
+    colour = _NAMES.get(preview["farbe"], preview["farbe"])
+    jokers = int(preview.get("joker", 0))
+    count = int(preview["anzahl"])
+    if preview["farbe"] == "joker":
+        taken = "1 Joker"
+    else:
+        taken = f"{count - jokers} × {colour}" + (" + Joker" if jokers else "")
+    source = "der Mitte" if move["source"] == "mitte" else f"Schale {move['schale']}"
+    return f"{taken} aus {source}"
+
+
+def _wall_gain(preview: Json) -> int | None:
+    if preview["reihe"] and preview["reihe_voll"] and preview["wandpunkte"] is not None:
+        return int(preview["wandpunkte"]["punkte"])
+    return None
+
+
+def _take_reason(move: Json, preview: Json, reply: Reply | None) -> Json:
+    target = "auf den Boden" if preview["reihe"] == 0 else f"in Musterreihe {preview['reihe']}"
+    parts: list[str] = []
+    gain = _wall_gain(preview)
+    if gain is not None:
+        where = f" in Spalte {preview['wandpunkte']['spalte']}" if "spalte" in preview["wandpunkte"] else ""
+        parts.append(f"die Reihe wird voll (+{gain} an der Wand{where})")
+    elif preview["reihe"]:
+        placed = preview["in_reihe"]
+        parts.append(f"{placed} {'Fliese kommt' if placed == 1 else 'Fliesen kommen'} in die Reihe")
+    if preview["bodenstrafe"]:
+        parts.append(f"der Boden kostet {preview['bodenstrafe']}".replace("-", "−"))
+    else:
+        parts.append("nichts fällt auf den Boden")
+    for warning in preview["warnungen"]:
+        if warning["key"] == "kachelwand.warnung.wand_faellt":
+            parts.append("aber Achtung: " + warning["text"].removeprefix("Achtung: ").rstrip("."))
+    if reply is not None:
+        left = f"Platz {reply.seat + 1} bleibt danach höchstens {_taken_text(reply.move, reply.preview)}"
+        reply_gain = _wall_gain(reply.preview)
+        if reply_gain is not None:
+            left += f" (+{reply_gain} an der Wand)"
+        parts.append(left)
+    else:
+        parts.append("danach ist die Runde vorbei")
+    text = f"Nimm {_taken_text(move, preview)} {target}: " + "; ".join(parts) + "."
+    return {
+        "key": "kachelwand.rat.zug",
+        "params": {
+            "zug": move,
+            "anzahl": preview["anzahl"],
+            "farbe": preview["farbe"],
+            "reihe": preview["reihe"],
+            "wandpunkte": gain,
+            "bodenstrafe": preview["bodenstrafe"],
+            "naechster_platz": None if reply is None else reply.seat + 1,
+            "naechster_zug": None if reply is None else reply.move,
+            "naechster_wandpunkte": None if reply is None else _wall_gain(reply.preview),
+        },
+        "text": text,
+    }
+
+
+def _column_reason(preview: Json) -> Json:
+    colour = _NAMES.get(preview["farbe"], preview["farbe"])
+    label = preview["rechenweg"]["label"].split(": ", 1)[-1]
+    falls = (
+        "keine Musterreihe darunter fällt"
+        if not preview["faellt"]
+        else (f"{preview['faellt']} Musterreihe(n) darunter fallen ohnehin auf den Boden")
+    )
+    text = (
+        f"Hänge {colour} in Wandreihe {preview['reihe']} in Spalte {preview['spalte']}: "
+        f"+{preview['punkte']} an der Wand ({label}), {falls}."
+    )
+    return {
+        "key": "kachelwand.rat.spalte",
+        "params": {
+            "reihe": preview["reihe"],
+            "spalte": preview["spalte"],
+            "farbe": preview["farbe"],
+            "punkte": preview["punkte"],
+            "faellt": preview["faellt"],
+        },
+        "text": text,
+    }
+
+
+def advise(module: RuleModule, view: Json, seat: int, rng: SeededRng) -> tuple[Json, Json]:
+    """Return the strong move and a German reason built from its preview ("Rat des Meisters")."""
+    state = module.determinize(view, seat, rng.derive("determinize"))
+    choice = _strong_choice(module, state, seat, view)
+    if "spalte" in choice.preview:
+        return choice.move, _column_reason(choice.preview)
+    return choice.move, _take_reason(choice.move, choice.preview, choice.reply)

@@ -1,0 +1,302 @@
+"""Stakes: a player's stake held for a seat, collected into the game's pot at the start, paid out at the end.
+
+Money moves `wallet → hold:<table>:<player>` when the lobby seats a registered player at a stake table,
+back when the player stands up before the start, `holds → pot:<game>` with `GameStarted`, and
+`pot → wallets (and the house)` with `GameEnded`. Each step has its own idempotency key, so a retried
+command or a redelivered event moves nothing twice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from libs.platform.envelope import Event, EventType
+from libs.platform.rpc import CommandRefused
+from services.ledger.booking import (
+    HOUSE_ACCOUNT,
+    Booking,
+    InsufficientFunds,
+    find_booking,
+    hold_account,
+    open_account,
+    open_system_accounts,
+    post_transaction,
+    pot_account,
+    record_decision,
+    wallet_account,
+)
+from services.ledger.handlers import read_wallet
+from services.ledger.models import Account, AccountKind
+
+STAKE_HELD = "stake_held"
+STAKE_RELEASED = "stake_released"
+POT_COLLECTED = "pot_collected"
+POT_EMPTY = "pot_empty"
+POT_WON = "pot_won"
+STAKE_RETURNED = "stake_returned"
+POT_TO_HOUSE = "pot_to_house"
+MAX_STAKE = 100
+
+StartedLoader = Callable[[str], Awaitable[Event | None]]
+
+
+class MalformedStakeCommand(CommandRefused):
+    """A hold or release request that lacks what it needs."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(422, reason, "malformed")
+
+
+@dataclass(frozen=True)
+class StakeCommand:
+    """`ledger.cmd.hold` / `ledger.cmd.release`: whose stake, at which table, under which key."""
+
+    player_id: str
+    table_id: str
+    key: str
+    amount: int = 0
+
+
+def table_label(table_id: str) -> str:
+    """How memos name a table: the start of its id."""
+    return table_id[:8]
+
+
+def pot_key(game_id: str) -> str:
+    """The idempotency key of collecting a game's pot (or deciding that it stays empty)."""
+    return f"{game_id}:pot"
+
+
+def payout_key(game_id: str) -> str:
+    """The idempotency key of paying out a game's pot."""
+    return f"{game_id}:payout"
+
+
+def release_key(hold_key: str) -> str:
+    """The idempotency key of releasing the hold booked under `hold_key`."""
+    return "release:" + hold_key.removeprefix("hold:")
+
+
+def parse_stake_command(payload: dict[str, Any], *, with_amount: bool) -> StakeCommand:
+    """Return the command, or refuse (422) one without ids, with a foreign key, or with a wrong amount."""
+    player_id, table_id, key = payload.get("player_id"), payload.get("table_id"), payload.get("key")
+    if not all(isinstance(value, str) and value and ":" not in value for value in (player_id, table_id)):
+        raise MalformedStakeCommand("Die Anfrage braucht player_id und table_id.")
+    assert isinstance(player_id, str) and isinstance(table_id, str)
+    # Keys are scoped to the seat, so a caller can never take the key of a game's booking.
+    if not isinstance(key, str) or not key.startswith(f"hold:{table_id}:{player_id}:") or len(key) > 250:
+        raise MalformedStakeCommand("Der Schlüssel eines Einsatzes ist „hold:<Tisch>:<Spieler>:<Runde>“.")
+    if not with_amount:
+        return StakeCommand(player_id=player_id, table_id=table_id, key=key)
+    amount = payload.get("amount")
+    if isinstance(amount, bool) or not isinstance(amount, int) or not 0 < amount <= MAX_STAKE:
+        raise MalformedStakeCommand(f"Ein Einsatz ist 1 bis {MAX_STAKE} Taler.")
+    return StakeCommand(player_id=player_id, table_id=table_id, key=key, amount=amount)
+
+
+async def hold_stake(session: AsyncSession, command: StakeCommand) -> dict[str, Any]:
+    """Move the stake from the wallet to the seat's hold account once per key; refuse 409 when broke."""
+    wallet = await read_wallet(session, command.player_id)
+    hold = hold_account(command.table_id, command.player_id)
+    await open_account(session, hold, AccountKind.HOLD, f"{command.table_id}:{command.player_id}")
+    try:
+        booking = await post_transaction(
+            session, command.key, STAKE_HELD,
+            [(wallet_account(command.player_id), -command.amount), (hold, command.amount)],
+            memo=f"Einsatz gehalten für Tisch {table_label(command.table_id)}",
+        )
+    except InsufficientFunds as error:
+        raise InsufficientFunds(f"Nicht genug Taler für den Einsatz von {command.amount} Taler: "
+                                f"du hast {wallet.balance} Taler.") from error
+    held = dict(booking.postings).get(hold, 0)
+    balance = (await read_wallet(session, command.player_id)).balance
+    return {"held": held, "balance": balance, "duplicate": booking.is_duplicate}
+
+
+async def release_stake(session: AsyncSession, command: StakeCommand) -> dict[str, Any]:
+    """Give back what the hold under `command.key` put aside, as far as it is still held (once per key)."""
+    hold = hold_account(command.table_id, command.player_id)
+    released = await find_booking(session, release_key(command.key))
+    if released is not None:
+        return {"released": dict(released.postings).get(wallet_account(command.player_id), 0), "duplicate": True}
+    held = await find_booking(session, command.key)
+    if held is None:
+        return {"released": 0, "duplicate": False}
+    still_held = await _balance(session, hold)
+    amount = min(dict(held.postings).get(hold, 0), still_held)
+    if amount <= 0:  # already gone into a game's pot
+        return {"released": 0, "duplicate": False}
+    booking = await post_transaction(
+        session, release_key(command.key), STAKE_RELEASED,
+        [(hold, -amount), (wallet_account(command.player_id), amount)],
+        memo=f"Einsatz zurück: Tisch {table_label(command.table_id)} vor dem Start verlassen",
+    )
+    return {"released": amount, "duplicate": booking.is_duplicate}
+
+
+def stake_of(started: Event) -> tuple[str, int] | None:
+    """Return `(table_id, stake)` of a game played for a stake at a lobby table, else None."""
+    platform = started.data.get("platform")
+    stake = platform.get("stake") if isinstance(platform, dict) else None
+    table_id = started.data.get("table_id")
+    if isinstance(stake, bool) or not isinstance(stake, int) or stake <= 0:
+        return None
+    if not isinstance(table_id, str) or not table_id:
+        return None
+    return table_id, stake
+
+
+async def collect_pot(session: AsyncSession, started: Event) -> Booking | None:
+    """Move the seated registered humans' held stakes into the game's pot, once per game.
+
+    Returns the pot's booking (one without postings when nobody had a stake held), None for a game
+    without stake. A seat whose hold is missing plays without stake and cannot win the pot.
+    """
+    if started.type != EventType.GAME_STARTED:
+        return None
+    staked = stake_of(started)
+    if staked is None:
+        return None
+    table_id, stake = staked
+    key = pot_key(started.game_id)
+    existing = await find_booking(session, key)
+    if existing is not None:
+        return replace(existing, is_duplicate=True)
+    postings: list[tuple[str, int]] = []
+    for seat in _seats(started.data):
+        if seat.get("kind") != "human" or seat.get("account") != "registered" or not seat.get("player_id"):
+            continue  # guests and computers never pay
+        hold = hold_account(table_id, str(seat["player_id"]))
+        if await _balance(session, hold) >= stake:
+            postings.append((hold, -stake))
+    label = f"Topf der Partie {started.game_id[:8]} an Tisch {table_label(table_id)}"
+    if not postings:
+        return await record_decision(session, key, POT_EMPTY, memo=label)
+    pot = pot_account(started.game_id)
+    await open_account(session, pot, AccountKind.POT, started.game_id)
+    return await post_transaction(session, key, POT_COLLECTED, [*postings, (pot, stake * len(postings))],
+                                  memo=label)
+
+
+@dataclass(frozen=True)
+class HumanSeat:
+    """A human's seat at the end of a game, as far as the pot cares."""
+
+    seat: int
+    player_id: str
+    place: int
+    has_paid: bool
+    has_left: bool
+
+
+@dataclass(frozen=True)
+class PotDivision:
+    """Who gets how much of a pot (`payouts`), what goes to the house, and the memo of the booking."""
+
+    kind: str
+    payouts: tuple[tuple[str, int], ...]
+    house: int
+    memo: str
+
+
+def divide_pot(total: int, humans: Sequence[HumanSeat], table: str) -> PotDivision:
+    """Divide a pot of `total` Taler among the humans of a finished game.
+
+    A lone human at the table gets the stake back; otherwise the pot goes to the best-placed humans
+    who paid and did not leave, split evenly, an indivisible remainder to the house. Who left forfeits;
+    if every paying human left, the house takes the pot. When only one human paid (the others were
+    guests), that human gets the stake back unless they left.
+    """
+    payers = [human for human in humans if human.has_paid]
+    if len(humans) == 1 and payers:
+        return PotDivision(STAKE_RETURNED, ((payers[0].player_id, total),), 0,
+                           f"Einsatz zurück: du warst der einzige Mensch an Tisch {table}")
+    staying = [human for human in payers if not human.has_left]
+    if not staying:
+        return PotDivision(POT_TO_HOUSE, (), total,
+                           f"Topf ans Haus: alle mit Einsatz haben die Partie an Tisch {table} verlassen")
+    if len(payers) == 1:
+        return PotDivision(STAKE_RETURNED, ((staying[0].player_id, total),), 0,
+                           f"Einsatz zurück: sonst hat niemand an Tisch {table} eingesetzt")
+    best = min(human.place for human in staying)
+    winners = sorted((human for human in staying if human.place == best), key=lambda human: human.seat)
+    share, remainder = divmod(total, len(winners))
+    if len(winners) == 1:
+        memo = f"Topf gewonnen: {total} Taler an Tisch {table}"
+    else:
+        memo = f"Topf gewonnen, geteilt unter {len(winners)}: je {share} von {total} Taler an Tisch {table}"
+        if remainder:
+            memo += f" (Rest {remainder} Taler ans Haus)"
+    return PotDivision(POT_WON, tuple((winner.player_id, share) for winner in winners), remainder, memo)
+
+
+async def settle_pot(session: AsyncSession, ended: Event, pot: Booking) -> Booking | None:
+    """Pay out the game's pot as `divide_pot` says, once per game; None when the pot is empty."""
+    existing = await find_booking(session, payout_key(ended.game_id))
+    if existing is not None:
+        return replace(existing, is_duplicate=True)
+    pot_id = pot_account(ended.game_id)
+    total = sum(amount for account, amount in pot.postings if account == pot_id)
+    table_id = str(ended.data.get("table_id") or "")
+    if total <= 0 or not table_id:
+        return None
+    paid = {account for account, amount in pot.postings if amount < 0}
+    division = divide_pot(total, _human_seats(ended.data, table_id, paid), table_label(table_id))
+    postings = [(pot_id, -total), *((wallet_account(player_id), amount) for player_id, amount in division.payouts)]
+    if division.house:
+        postings.append((HOUSE_ACCOUNT, division.house))
+    await open_system_accounts(session)
+    return await post_transaction(session, payout_key(ended.game_id), division.kind, postings,
+                                  memo=division.memo)
+
+
+async def settle_game(session: AsyncSession, ended: Event, load_started: StartedLoader) -> Booking | None:
+    """Pay out the pot of a finished game once; collects it first if its `GameStarted` was not seen yet."""
+    existing = await find_booking(session, payout_key(ended.game_id))
+    if existing is not None:
+        return replace(existing, is_duplicate=True)
+    pot = await find_booking(session, pot_key(ended.game_id))
+    if pot is None:
+        # GameStarted may still wait for redelivery; collecting now records the pot under its key,
+        # so the late GameStarted then finds it instead of collecting the table's next holds.
+        started = await load_started(ended.game_id)
+        if started is None:
+            return None
+        pot = await collect_pot(session, started)
+        if pot is None:
+            return None
+    return await settle_pot(session, ended, pot)
+
+
+def _seats(data: dict[str, Any]) -> list[dict[str, Any]]:
+    seats = data.get("seats")
+    return [seat for seat in seats if isinstance(seat, dict)] if isinstance(seats, list) else []
+
+
+def _human_seats(data: dict[str, Any], table_id: str, paid: set[str]) -> list[HumanSeat]:
+    outcome = data.get("outcome") if isinstance(data.get("outcome"), dict) else {}
+    places = outcome.get("places") if isinstance(outcome, dict) else None
+    left = {int(index) for index in data.get("left") or [] if isinstance(index, int)}
+    humans = []
+    for index, seat in enumerate(_seats(data)):
+        player_id = seat.get("player_id")
+        if seat.get("kind") != "human" or not isinstance(player_id, str) or not player_id:
+            continue
+        place = places[index] if isinstance(places, list) and index < len(places) else None
+        humans.append(HumanSeat(
+            seat=index, player_id=player_id,
+            # A seat without a place (a malformed outcome) is ranked last rather than paid blindly.
+            place=place if isinstance(place, int) and not isinstance(place, bool) else len(_seats(data)) + 1,
+            has_paid=hold_account(table_id, player_id) in paid, has_left=index in left,
+        ))
+    return humans
+
+
+async def _balance(session: AsyncSession, account_id: str) -> int:
+    balance = await session.scalar(select(Account.balance).where(Account.id == account_id))
+    return int(balance or 0)

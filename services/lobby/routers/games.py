@@ -1,0 +1,48 @@
+"""The games a table can be opened for, and the settings each offers (what a "new table" screen shows)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter
+
+from libs.rules import registry
+from services.lobby.table_settings import (
+    BOT_LEVELS,
+    DEFAULT_THINK_TIME,
+    NO_CLOCK,
+    OFFERED_STAKES,
+    TEMPOS,
+    THINK_TIMES,
+    rule_module,
+)
+
+router = APIRouter(prefix="/games", tags=["games"])
+
+
+def platform_options() -> dict[str, Any]:
+    """Return the settings every table has besides the game's own rules."""
+    return {
+        "tempo": {"label": "Tempo", "default": "normal", "values": list(TEMPOS)},
+        "think_time": {"label": "Bedenkzeit je Zug", "default": DEFAULT_THINK_TIME,
+                       "values": [*THINK_TIMES, NO_CLOCK], "unit": "s"},
+        "stake": {"label": "Einsatz (Taler, nur an offenen Tischen)", "default": 0,
+                  "values": [0, *OFFERED_STAKES]},
+        "turbo": {"label": "Turbo (nur solo)", "default": False, "values": [False, True]},
+        "bot_level": {"label": "Computergegner", "default": "normal", "values": list(BOT_LEVELS)},
+    }
+
+
+@router.get("")
+async def list_games() -> list[dict[str, Any]]:
+    """Every game with its rules version and the settings a table for it can choose."""
+    return [{"game": module.game, "rules": module.rules_id, "settings": module.settings_options(),
+             "platform": platform_options()} for module in registry.all_modules()]
+
+
+@router.get("/{game}")
+async def show_game(game: str) -> dict[str, Any]:
+    """One game's settings (422 with a German reason for an unknown game)."""
+    module = rule_module(game)
+    return {"game": module.game, "rules": module.rules_id, "settings": module.settings_options(),
+            "platform": platform_options()}

@@ -1,0 +1,98 @@
+"""Stakes at the ledger: held before a registered player takes a seat at a stake table, released on leaving.
+
+The ledger answers `ledger.cmd.hold` / `ledger.cmd.release` (request/reply, queue group `ledger`). Each
+hold has its own key `hold:<table_id>:<player_id>:<round>`, the round drawn at random per hold: a key is
+never used twice, not even after a hold was given back because the seat was not taken after all. A
+release gives back exactly that hold.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+
+import nats.errors
+
+from libs.platform.auth import Identity, PlayerKind
+from libs.platform.logging import get_logger
+from libs.platform.rpc import CommandRefused, request
+from libs.platform.service import Runtime
+from services.lobby.models import GameTable, Seat
+
+HOLD_SUBJECT = "ledger.cmd.hold"
+RELEASE_SUBJECT = "ledger.cmd.release"
+
+
+@dataclass(frozen=True)
+class HeldStake:
+    """A stake the ledger holds for a seat."""
+
+    table_id: str
+    player_id: str
+    key: str
+
+
+def pays_stake(table: GameTable, player: Identity) -> bool:
+    """Whether `player` pays the table's stake: registered players at stake tables (guests play without)."""
+    return table.stake > 0 and player.kind == PlayerKind.REGISTERED
+
+
+async def hold_stake(runtime: Runtime, table: GameTable, seat: Seat, held: list[HeldStake]) -> None:
+    """Have the ledger hold the table's stake for `seat`, note its key on the seat and in `held`, or refuse.
+
+    Refusals pass through ("Nicht genug Taler …", 409); nothing is held then.
+    """
+    assert seat.player_id is not None
+    key = f"hold:{table.table_id}:{seat.player_id}:{secrets.token_hex(6)}"
+    try:
+        await request(runtime.nc, HOLD_SUBJECT, {"player_id": seat.player_id, "table_id": table.table_id,
+                                                 "amount": table.stake, "key": key})
+    except CommandRefused as refusal:
+        if refusal.code == "no_wallet":
+            raise CommandRefused(409, "Deine Geldbörse ist noch nicht eröffnet – bitte versuche es gleich noch "
+                                      "einmal.", "no_wallet") from refusal
+        raise
+    except (nats.errors.TimeoutError, nats.errors.NoRespondersError) as error:
+        # An unanswered hold may still have been booked: give it back, in case.
+        await release_quietly(runtime, HeldStake(table.table_id, seat.player_id, key))
+        raise CommandRefused(503, "Das Konto ist gerade nicht erreichbar. Bitte versuche es gleich noch einmal.",
+                             "ledger_unavailable") from error
+    seat.stake_key = key
+    held.append(HeldStake(table.table_id, seat.player_id, key))
+
+
+async def release_stake(runtime: Runtime, seat: Seat) -> None:
+    """Have the ledger give back the stake held for `seat` (if any), or refuse with 503 when it can't."""
+    if seat.stake_key is None or seat.player_id is None:
+        return
+    try:
+        await request(runtime.nc, RELEASE_SUBJECT, {"player_id": seat.player_id, "table_id": seat.table_id,
+                                                    "key": seat.stake_key})
+    except (nats.errors.TimeoutError, nats.errors.NoRespondersError) as error:
+        raise CommandRefused(503, "Das Konto ist gerade nicht erreichbar. Bitte versuche es gleich noch einmal.",
+                             "ledger_unavailable") from error
+    seat.stake_key = None
+
+
+async def release_quietly(runtime: Runtime, stake: HeldStake) -> None:
+    """Give a hold back as a compensation; a failure is logged (the hold then stays with the ledger)."""
+    try:
+        await request(runtime.nc, RELEASE_SUBJECT, {"player_id": stake.player_id, "table_id": stake.table_id,
+                                                    "key": stake.key}, timeout=5.0)
+    except Exception:
+        get_logger(table_id=stake.table_id, player_id=stake.player_id).error(
+            "stake_release_failed", key=stake.key, exc_info=True)
+
+
+@asynccontextmanager
+async def holds_undone_on_failure(runtime: Runtime) -> AsyncIterator[list[HeldStake]]:
+    """Collect the holds made inside; if the block fails (the seat was not committed), release them again."""
+    held: list[HeldStake] = []
+    try:
+        yield held
+    except BaseException:
+        for stake in held:
+            await release_quietly(runtime, stake)
+        raise
