@@ -217,3 +217,28 @@ async def test_a_player_who_leaves_is_replaced_by_the_computer_and_the_log_says_
     assert events[2].data["seat"] == 0 and events[2].data["chosen_by"] == "departed"
     again = await table.post(f"/games/{game_id}/leave", headers=auth(ANNA))
     assert again.status_code == 409
+
+
+@pytest.mark.parametrize("config", [
+    {"workshop": "kachelwand", "wall": "frei", "jokers": "mit"},
+    {"workshop": "kirchenfenster", "palace": "fensterfarbe"},
+    {"workshop": "sternpavillon"},
+], ids=lambda config: "-".join(config.values()))
+async def test_computers_of_every_level_finish_a_game_in_every_workshop(
+        table: httpx.AsyncClient, settings: Settings, nc: NatsClient, config: dict[str, str]) -> None:
+    from services.bot.app import create_app as bot_app
+
+    async with running_app(bot_app(settings)):
+        result = await request(nc, TABLE_START, {"game": "speedmosaik", "settings": config, "seats": [
+            {"kind": "bot", "level": "strong"}, {"kind": "bot", "level": "normal"}, {"kind": "bot", "level": "easy"}]})
+        game_id = result["game_id"]
+        for _ in range(1200):
+            view = (await table.get(f"/games/{game_id}")).json()
+            if view["status"] == "ended":
+                break
+            await asyncio.sleep(0.05)
+    assert view["status"] == "ended" and view["variant"] == config["workshop"]
+    audit = (await table.get(f"/games/{game_id}/audit")).json()
+    assert audit["chain_ok"] and audit["outcome_matches"]
+    for seat, lines in enumerate(view["outcome"]["lines"]):
+        assert sum(line["points"] for line in lines) == view["outcome"]["scores"][seat]
