@@ -7,6 +7,7 @@ from typing import Any
 
 from libs.rules.protocol import IllegalMove, Json, Phrase
 from libs.rules.rng import SeededRng
+from libs.rules.speedmosaik import displays
 from libs.rules.speedmosaik.kachelwand.state import EMPTY_WALL_COLOURS, Board, KachelwandState, PatternLine
 from libs.rules.speedmosaik.kachelwand.tiles import (
     COLOURS,
@@ -330,28 +331,9 @@ def all_tiles(has_jokers: bool = False) -> tuple[str, ...]:
 def fill_factories(
     bag: tuple[str, ...], lid: tuple[str, ...], factories: int, seed: bytes, round_number: int
 ) -> tuple[tuple[tuple[str, ...], ...], tuple[str, ...], tuple[str, ...], int]:
-    """Draw 4 tiles per factory from the front of the bag, shuffling the lid in when the bag is empty.
-
-    Returns the factories, the bag, the lid and how many lid tiles went back into the bag (0 if none).
-    When bag and lid both run out, the remaining factories stay partly or fully empty.
-    """
-    remaining = list(bag)
-    lid_tiles = lid
-    refilled = 0
-    filled: list[tuple[str, ...]] = []
-    for _ in range(factories):
-        drawn: list[str] = []
-        while len(drawn) < TILES_PER_FACTORY:
-            if not remaining:
-                if not lid_tiles:
-                    break
-                rng = SeededRng(seed, RNG_LABEL).derive(f"runde-{round_number}/deckel")
-                remaining = rng.shuffle(lid_tiles)
-                refilled = len(lid_tiles)
-                lid_tiles = ()
-            drawn.append(remaining.pop(0))
-        filled.append(sorted_tiles(drawn))
-    return tuple(filled), tuple(remaining), lid_tiles, refilled
+    """Draw 4 tiles per factory from the bag, shuffling the box lid in when the bag is empty."""
+    refill_rng = SeededRng(seed, RNG_LABEL).derive(f"runde-{round_number}/deckel")
+    return displays.fill_factories(bag, lid, factories, TILES_PER_FACTORY, refill_rng, sorted_tiles)
 
 
 def new_game(config: tuple[tuple[str, str], ...], seats: int, seed: bytes) -> KachelwandState:

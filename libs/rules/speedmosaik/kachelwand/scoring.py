@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from libs.rules.protocol import ComputationLine, Outcome, leaderboard_points, shared_places
+from libs.rules.protocol import ComputationLine, Outcome
 from libs.rules.speedmosaik.kachelwand.state import Board, PatternLine, WallColours
 from libs.rules.speedmosaik.kachelwand.tiles import (
     BONUS_COLOUR,
@@ -20,7 +20,8 @@ from libs.rules.speedmosaik.kachelwand.tiles import (
     wall_column,
 )
 from libs.rules.speedmosaik.kachelwand.wall import grid_columns, grid_place
-from libs.rules.speedmosaik.texts import phrase, points_word, seat_name, signed, tiles_word
+from libs.rules.speedmosaik.outcome import ranked_outcome
+from libs.rules.speedmosaik.texts import points_word, seat_name, signed, tiles_word
 
 Wall = tuple[tuple[bool, ...], ...]
 
@@ -297,34 +298,11 @@ def outcome_lines(board: Board) -> tuple[ComputationLine, ...]:
 
 def final_outcome(boards: tuple[Board, ...]) -> Outcome:
     """Rank the boards: score, then more full rows; equal seats share the better place."""
-    scores = tuple(board.score for board in boards)
     rows = tuple(board.complete_rows() for board in boards)
-    places = shared_places(tuple((score, row) for score, row in zip(scores, rows, strict=True)))
-    winners = [seat for seat, place in enumerate(places) if place == 1]
-    best = scores[winners[0]]
-    if len(winners) == 1:
-        summary = phrase(
-            "kachelwand.ergebnis.sieg",
-            f"{seat_name(winners[0])} gewinnt mit {best} Punkten.",
-            platz=winners[0] + 1,
-            punkte=best,
-        )
-    else:
-        names = " und ".join(seat_name(seat) for seat in winners)
-        summary = phrase(
-            "kachelwand.ergebnis.gleichstand",
-            f"{names} teilen sich den ersten Platz mit je {best} Punkten und {rows[winners[0]]} vollen Reihen.",
-            plaetze=[seat + 1 for seat in winners],
-            punkte=best,
-            volle_reihen=rows[winners[0]],
-        )
-    return Outcome(
-        places=places,
-        scores=scores,
-        tie_break=rows,
-        lines=tuple(outcome_lines(board) for board in boards),
-        leaderboard_points=leaderboard_points(scores, places),
-        summary=summary,
+    return ranked_outcome(
+        "kachelwand", tuple(board.score for board in boards), rows,
+        tuple(outcome_lines(board) for board in boards),
+        lambda seat: (f"{rows[seat]} vollen Reihen", {"volle_reihen": rows[seat]}),
     )
 
 

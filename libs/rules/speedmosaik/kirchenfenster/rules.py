@@ -7,6 +7,7 @@ from typing import Any
 
 from libs.rules.protocol import IllegalMove, Json
 from libs.rules.rng import SeededRng
+from libs.rules.speedmosaik import displays
 from libs.rules.speedmosaik.kirchenfenster.material import (
     COLOURS,
     FACTORIES_PER_SEATS,
@@ -365,28 +366,9 @@ def draw_bonus_colours(seed: bytes) -> tuple[str, ...]:
 def fill_factories(
     bag: tuple[str, ...], tower: tuple[str, ...], factories: int, seed: bytes, round_number: int
 ) -> tuple[tuple[tuple[str, ...], ...], tuple[str, ...], tuple[str, ...], int]:
-    """Draw 4 panes per factory from the bag; when it runs empty the glass tower is shuffled into it.
-
-    Returns the factories, the bag, the tower and how many tower panes went back into the bag.
-    When bag and tower both run out, the remaining factories stay partly or fully empty.
-    """
-    remaining = list(bag)
-    tower_panes = tower
-    refilled = 0
-    filled: list[tuple[str, ...]] = []
-    for _ in range(factories):
-        drawn: list[str] = []
-        while len(drawn) < PANES_PER_FACTORY:
-            if not remaining:
-                if not tower_panes:
-                    break
-                rng = SeededRng(seed, RNG_LABEL).derive(f"runde-{round_number}/turm")
-                remaining = rng.shuffle(tower_panes)
-                refilled += len(tower_panes)
-                tower_panes = ()
-            drawn.append(remaining.pop(0))
-        filled.append(sorted_panes(drawn))
-    return tuple(filled), tuple(remaining), tower_panes, refilled
+    """Draw 4 panes per factory from the bag; when it runs empty the glass tower is shuffled into it."""
+    refill_rng = SeededRng(seed, RNG_LABEL).derive(f"runde-{round_number}/turm")
+    return displays.fill_factories(bag, tower, factories, PANES_PER_FACTORY, refill_rng, sorted_panes)
 
 
 def new_game(config: tuple[tuple[str, str], ...], seats: int, seed: bytes) -> KirchenfensterState:

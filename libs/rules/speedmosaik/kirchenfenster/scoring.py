@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, replace
 
-from libs.rules.protocol import ComputationLine, Outcome, leaderboard_points, shared_places
+from libs.rules.protocol import ComputationLine, Outcome
 from libs.rules.speedmosaik.kirchenfenster.material import (
     BREAKAGE_TRACK,
     COLOURS,
@@ -19,7 +19,8 @@ from libs.rules.speedmosaik.kirchenfenster.material import (
     colour_name,
 )
 from libs.rules.speedmosaik.kirchenfenster.state import Board
-from libs.rules.speedmosaik.texts import phrase, seat_name, signed
+from libs.rules.speedmosaik.outcome import ranked_outcome
+from libs.rules.speedmosaik.texts import signed
 
 Windows = tuple[tuple[str, ...], ...]
 
@@ -189,35 +190,11 @@ def tie_break(board: Board) -> int:
 
 def final_outcome(boards: tuple[Board, ...]) -> Outcome:
     """Rank the boards: score, then fewer points lost to breakage; equal seats share the better place."""
-    scores = tuple(board.score for board in boards)
     breaks = tuple(tie_break(board) for board in boards)
-    places = shared_places(tuple(zip(scores, breaks, strict=True)))
-    winners = [seat for seat, place in enumerate(places) if place == 1]
-    best = scores[winners[0]]
-    if len(winners) == 1:
-        summary = phrase(
-            "kirchenfenster.ergebnis.sieg",
-            f"{seat_name(winners[0])} gewinnt mit {best} Punkten.",
-            platz=winners[0] + 1,
-            punkte=best,
-        )
-    else:
-        names = " und ".join(seat_name(seat) for seat in winners)
-        lost = -breaks[winners[0]]
-        summary = phrase(
-            "kirchenfenster.ergebnis.gleichstand",
-            f"{names} teilen sich den ersten Platz mit je {best} Punkten und {lost} Punkten Glasbruch.",
-            plaetze=[seat + 1 for seat in winners],
-            punkte=best,
-            glasbruch=lost,
-        )
-    return Outcome(
-        places=places,
-        scores=scores,
-        tie_break=breaks,
-        lines=tuple(outcome_lines(board) for board in boards),
-        leaderboard_points=leaderboard_points(scores, places),
-        summary=summary,
+    return ranked_outcome(
+        "kirchenfenster", tuple(board.score for board in boards), breaks,
+        tuple(outcome_lines(board) for board in boards),
+        lambda seat: (f"{-breaks[seat]} Punkten Glasbruch", {"glasbruch": -breaks[seat]}),
     )
 
 

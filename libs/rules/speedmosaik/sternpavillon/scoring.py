@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from libs.rules.protocol import ComputationLine, Outcome, leaderboard_points, shared_places
+from libs.rules.protocol import ComputationLine, Outcome
+from libs.rules.speedmosaik.outcome import ranked_outcome
 from libs.rules.speedmosaik.sternpavillon.state import PlayerBoard, Stars
 from libs.rules.speedmosaik.sternpavillon.tiles import (
     BONUS_PLACES,
@@ -16,7 +17,6 @@ from libs.rules.speedmosaik.sternpavillon.tiles import (
     STARS,
     START_SCORE,
 )
-from libs.rules.speedmosaik.texts import phrase, seat_name
 
 
 def chain_length(star: tuple[str | None, ...], number: int) -> int:
@@ -84,32 +84,9 @@ def running_lines(board: PlayerBoard) -> tuple[ComputationLine, ...]:
 
 def final_outcome(boards: tuple[PlayerBoard, ...]) -> Outcome:
     """Rank the boards: score, then more filled star spaces; equal seats share the better place."""
-    scores = tuple(board.score for board in boards)
     filled = tuple(board.filled_spaces() for board in boards)
-    places = shared_places(tuple((score, count) for score, count in zip(scores, filled, strict=True)))
-    winners = [seat for seat, place in enumerate(places) if place == 1]
-    best = scores[winners[0]]
-    if len(winners) == 1:
-        summary = phrase(
-            "sternpavillon.ergebnis.sieg",
-            f"{seat_name(winners[0])} gewinnt mit {best} Punkten.",
-            platz=winners[0] + 1,
-            punkte=best,
-        )
-    else:
-        names = " und ".join(seat_name(seat) for seat in winners)
-        summary = phrase(
-            "sternpavillon.ergebnis.gleichstand",
-            f"{names} teilen sich den ersten Platz mit je {best} Punkten und {filled[winners[0]]} belegten Feldern.",
-            plaetze=[seat + 1 for seat in winners],
-            punkte=best,
-            felder=filled[winners[0]],
-        )
-    return Outcome(
-        places=places,
-        scores=scores,
-        tie_break=filled,
-        lines=tuple(running_lines(board) for board in boards),
-        leaderboard_points=leaderboard_points(scores, places),
-        summary=summary,
+    return ranked_outcome(
+        "sternpavillon", tuple(board.score for board in boards), filled,
+        tuple(running_lines(board) for board in boards),
+        lambda seat: (f"{filled[seat]} belegten Feldern", {"felder": filled[seat]}),
     )
