@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from libs.rules.protocol import Json, Phrase
+from libs.rules.protocol import ComputationLine, Json, Phrase
 
 
 def seat_name(seat: int) -> str:
@@ -39,3 +39,8 @@ def phrase(key: str, text: str, **params: Any) -> Phrase:
 def effect(key: str, text: str, **params: Any) -> Json:
     """Return an effect (a German log line) as JSON: ``{"key", "params", "text"}``."""
     return phrase(key, text, **params).to_json()
+
+
+def lines_json(lines: tuple[ComputationLine, ...]) -> list[Json]:
+    """Return computation lines ("Rechenweg") as JSON data."""
+    return [line.to_json() for line in lines]

@@ -24,6 +24,7 @@ from libs.rules.speedmosaik.kachelwand.tiles import (
     sorted_tiles,
 )
 from libs.rules.speedmosaik.kachelwand.wall import fall_risk, row_has_colour
+from libs.rules.speedmosaik.moves import is_int
 from libs.rules.speedmosaik.texts import effect, phrase, seat_name
 
 SOURCE_FACTORY = "schale"
@@ -98,10 +99,6 @@ def _target_name(line: int) -> str:
     return "Boden" if line == FLOOR_LINE else f"Musterreihe {line}"
 
 
-def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
 def parse_move(state: KachelwandState, move: Any) -> Take:
     """Check the move's JSON shape and return it parsed; raise IllegalMove for a broken shape."""
     if not isinstance(move, dict):
@@ -125,12 +122,12 @@ def parse_move(state: KachelwandState, move: Any) -> Take:
     if not isinstance(colour, str) or not (colour in COLOURS or (colour == JOKER and state.has_jokers)):
         raise IllegalMove("Diese Farbe gibt es bei der Kachelwand nicht.", "unknown_colour")
     line = move["reihe"]
-    if not _is_int(line) or not FLOOR_LINE <= line <= WALL_SIZE:
+    if not is_int(line) or not FLOOR_LINE <= line <= WALL_SIZE:
         raise IllegalMove("Wähle eine Musterreihe von 1 bis 5 oder 0 für den Boden.", "no_such_line")
     factory: int | None = None
     if source == SOURCE_FACTORY:
         number = move["schale"]
-        if not _is_int(number) or not 1 <= number <= len(state.factories):
+        if not is_int(number) or not 1 <= number <= len(state.factories):
             raise IllegalMove(f"Es gibt nur die Schalen 1 bis {len(state.factories)}.", "no_such_factory")
         factory = number - 1
     return Take(factory, colour, line, confirmed)
@@ -142,7 +139,7 @@ def check_turn(state: KachelwandState, seat: int) -> None:
         raise IllegalMove("Die Partie ist schon vorbei.", "game_over")
     if state.tiling:
         raise IllegalMove("Die Runde ist vorbei: Jetzt werden die Wände gefliest.", "tiling")
-    if not _is_int(seat) or seat != state.current:
+    if not is_int(seat) or seat != state.current:
         raise IllegalMove(f"{seat_name(state.current)} ist am Zug, nicht du.", "not_your_turn")
 
 

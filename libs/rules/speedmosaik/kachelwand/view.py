@@ -22,12 +22,9 @@ from libs.rules.speedmosaik.kachelwand.tiles import (
     wall_colour,
 )
 from libs.rules.speedmosaik.kachelwand.wall import pending_line
+from libs.rules.speedmosaik.texts import lines_json
 
 GAME = "speedmosaik"
-
-
-def _lines_json(lines: tuple[ComputationLine, ...]) -> list[Json]:
-    return [line.to_json() for line in lines]
 
 
 def _line_json(row: int, line: PatternLine, has_jokers: bool) -> Json:
@@ -54,7 +51,7 @@ def _tiling_json(board: Board, tiling: bool) -> Json:
             "farbe": colour,
             "spalten": [option.to_json() for option in column_options(board)],
         }
-    return {"bisher": _lines_json(board.tiling_lines), "wahl": choice}
+    return {"bisher": lines_json(board.tiling_lines), "wahl": choice}
 
 
 def _board_json(seat: int, board: Board, state: KachelwandState) -> Json:
@@ -67,8 +64,8 @@ def _board_json(seat: int, board: Board, state: KachelwandState) -> Json:
         "bodenstrafe": floor_penalty(len(board.floor)),
         "volle_reihen": board.complete_rows(),
         "rundenpunkte": list(board.round_points),
-        "rechenweg": _lines_json(board.last_round_lines),
-        "boni": _lines_json(board.bonus_lines),
+        "rechenweg": lines_json(board.last_round_lines),
+        "boni": lines_json(board.bonus_lines),
     }
     if state.is_free_wall:
         data["wandlegen"] = _tiling_json(board, state.tiling)

@@ -27,6 +27,7 @@ from libs.rules.speedmosaik.kirchenfenster.material import (
 )
 from libs.rules.speedmosaik.kirchenfenster.scoring import WindowScore, apply_end_scoring, window_score
 from libs.rules.speedmosaik.kirchenfenster.state import EMPTY_FIELDS, Board, KirchenfensterState, PendingWindow, Strip
+from libs.rules.speedmosaik.moves import is_int, malformed
 from libs.rules.speedmosaik.texts import effect, points_word, seat_name, signed
 
 SOURCE_FACTORY = "schale"
@@ -122,14 +123,6 @@ class Placement:
 # Parsing and checking
 
 
-def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _malformed() -> IllegalMove:
-    return IllegalMove("Dieser Zug hat ein unbekanntes Format.", "malformed")
-
-
 def _colour(value: Any) -> str:
     if not isinstance(value, str) or value not in COLOURS:
         raise IllegalMove("Diese Farbe gibt es beim Kirchenfenster nicht.", "unknown_colour")
@@ -139,15 +132,15 @@ def _colour(value: Any) -> str:
 def parse_move(state: KirchenfensterState, move: Any) -> Move:
     """Check the move's JSON shape and return it parsed; raise IllegalMove for a broken shape."""
     if not isinstance(move, dict):
-        raise _malformed()
+        raise malformed()
     action = move.get("aktion")
     if action == ACTION_RESET:
         if set(move) != {"aktion"}:
-            raise _malformed()
+            raise malformed()
         return ResetGlasermeister()
     if action == ACTION_WINDOW:
         if set(move) != {"aktion", "farbe"}:
-            raise _malformed()
+            raise malformed()
         return ChoosePane(_colour(move["farbe"]))
     if action != ACTION_TAKE:
         raise IllegalMove(
@@ -161,17 +154,17 @@ def parse_move(state: KirchenfensterState, move: Any) -> Move:
     else:
         raise IllegalMove("Nimm Scheiben aus einer Schale oder aus der Mitte.", "malformed")
     if set(move) != expected:
-        raise _malformed()
+        raise malformed()
     colour = _colour(move["farbe"])
     target = move["streifen"]
-    if not _is_int(target) or not BREAK_ALL <= target <= STRIP_COUNT:
+    if not is_int(target) or not BREAK_ALL <= target <= STRIP_COUNT:
         raise IllegalMove(
             f"Wähle einen Streifen von 1 bis {STRIP_COUNT} (0 nur, wenn alles zerbricht).", "no_such_strip"
         )
     factory: int | None = None
     if source == SOURCE_FACTORY:
         number = move["schale"]
-        if not _is_int(number) or not 1 <= number <= len(state.factories):
+        if not is_int(number) or not 1 <= number <= len(state.factories):
             raise IllegalMove(f"Es gibt nur die Schalen 1 bis {len(state.factories)}.", "no_such_factory")
         factory = number - 1
     return Take(factory, colour, None if target == BREAK_ALL else target - 1)
@@ -181,7 +174,7 @@ def check_turn(state: KirchenfensterState, seat: int) -> None:
     """Raise IllegalMove unless ``seat`` must decide now."""
     if state.is_finished:
         raise IllegalMove("Die Partie ist schon vorbei.", "game_over")
-    if not _is_int(seat) or seat != state.current:
+    if not is_int(seat) or seat != state.current:
         raise IllegalMove(f"{seat_name(state.current)} ist am Zug, nicht du.", "not_your_turn")
 
 

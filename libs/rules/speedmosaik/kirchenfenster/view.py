@@ -29,12 +29,9 @@ from libs.rules.speedmosaik.kirchenfenster.scoring import (
     suggest_window_pane,
 )
 from libs.rules.speedmosaik.kirchenfenster.state import Board, KirchenfensterState, PendingWindow, Strip
+from libs.rules.speedmosaik.texts import lines_json
 
 GAME = "speedmosaik"
-
-
-def _lines_json(lines: tuple[ComputationLine, ...]) -> list[Json]:
-    return [line.to_json() for line in lines]
 
 
 def _strip_json(index: int, strip: Strip) -> Json:
@@ -85,8 +82,8 @@ def _board_json(seat: int, board: Board, finished: bool) -> Json:
         "scheiben_auf_streifen": panes_on_strips(board),
         "wertung": {"bonusfarben": board.bonus_points, "fenster": board.window_points},
         "palast": _palace_json(board),
-        "rechenweg": _lines_json(outcome_lines(board) if finished else running_lines(board)),
-        "schlusswertung": _lines_json(board.end_lines),
+        "rechenweg": lines_json(outcome_lines(board) if finished else running_lines(board)),
+        "schlusswertung": lines_json(board.end_lines),
     }
 
 

@@ -8,6 +8,7 @@ from typing import Any
 
 from libs.rules.protocol import IllegalMove, Json
 from libs.rules.rng import SeededRng
+from libs.rules.speedmosaik.moves import is_int, malformed
 from libs.rules.speedmosaik.sternpavillon.scoring import apply_end_scoring, chain_length, newly_surrounded
 from libs.rules.speedmosaik.sternpavillon.state import (
     PHASE_BONUS,
@@ -121,14 +122,6 @@ class Keep:
 Move = Take | Place | Pass | BonusPick | Keep
 
 
-def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _malformed() -> IllegalMove:
-    return IllegalMove("Dieser Zug hat ein unbekanntes Format.", "malformed")
-
-
 def _colour(value: Any) -> str:
     if not isinstance(value, str) or value not in COLOURS:
         raise IllegalMove("Diese Farbe gibt es im Sternpavillon nicht.", "unknown_colour")
@@ -138,13 +131,13 @@ def _colour(value: Any) -> str:
 def parse_move(state: SternpavillonState, move: Any) -> Move:
     """Check the move's JSON shape and return it parsed; raise IllegalMove for a broken shape."""
     if not isinstance(move, dict):
-        raise _malformed()
+        raise malformed()
     action = move.get("aktion")
     if action == TAKE:
         source = move.get("quelle")
         if source == SOURCE_FACTORY and set(move) == {"aktion", "quelle", "schale", "farbe"}:
             number = move["schale"]
-            if not _is_int(number) or not 1 <= number <= len(state.factories):
+            if not is_int(number) or not 1 <= number <= len(state.factories):
                 raise IllegalMove(f"Es gibt nur die Schalen 1 bis {len(state.factories)}.", "no_such_factory")
             return Take(number - 1, _colour(move["farbe"]))
         if source == SOURCE_CENTRE and set(move) == {"aktion", "quelle", "farbe"}:
@@ -156,11 +149,11 @@ def parse_move(state: SternpavillonState, move: Any) -> Move:
             raise IllegalMove("Diesen Stern gibt es nicht.", "no_such_star")
         expected = {"aktion", "stern", "feld", "joker"} | ({"farbe"} if star == CENTRE_STAR else set())
         if set(move) != expected:
-            raise _malformed()
+            raise malformed()
         number, jokers = move["feld"], move["joker"]
-        if not _is_int(number) or not 1 <= number <= SPACES:
+        if not is_int(number) or not 1 <= number <= SPACES:
             raise IllegalMove("Jeder Stern hat die Felder 1 bis 6.", "no_such_space")
-        if not _is_int(jokers) or jokers < 0:
+        if not is_int(jokers) or jokers < 0:
             raise IllegalMove("Die Zahl der Joker muss 0 oder mehr sein.", "malformed")
         colour = _colour(move["farbe"]) if star == CENTRE_STAR else str(star)
         return Place(str(star), number, colour, jokers)
@@ -171,13 +164,13 @@ def parse_move(state: SternpavillonState, move: Any) -> Move:
     if action == KEEP and set(move) == {"aktion", "steine"}:
         chosen = move["steine"]
         if not isinstance(chosen, dict):
-            raise _malformed()
+            raise malformed()
         for colour, count in chosen.items():
             _colour(colour)
-            if not _is_int(count) or count < 0:
-                raise _malformed()
+            if not is_int(count) or count < 0:
+                raise malformed()
         return Keep(tuple(int(chosen.get(colour, 0)) for colour in COLOURS))
-    raise _malformed()
+    raise malformed()
 
 
 PHASE_OF_MOVE: dict[type, tuple[str, ...]] = {
@@ -199,7 +192,7 @@ def check_turn(state: SternpavillonState, seat: int) -> None:
     """Raise IllegalMove unless ``seat`` must move now."""
     if state.phase == PHASE_OVER:
         raise IllegalMove("Die Partie ist schon vorbei.", "game_over")
-    if not _is_int(seat) or seat != state.current:
+    if not is_int(seat) or seat != state.current:
         raise IllegalMove(f"{seat_name(state.current)} ist am Zug, nicht du.", "not_your_turn")
 
 

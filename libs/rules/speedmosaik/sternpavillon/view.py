@@ -29,6 +29,7 @@ from libs.rules.speedmosaik.sternpavillon.tiles import (
     star_colour,
     wild_colour,
 )
+from libs.rules.speedmosaik.texts import lines_json
 
 GAME = "speedmosaik"
 
@@ -45,10 +46,6 @@ def geometry_json() -> list[Json]:
         }
         for place in BONUS_PLACES
     ]
-
-
-def _lines_json(lines: tuple[ComputationLine, ...]) -> list[Json]:
-    return [line.to_json() for line in lines]
 
 
 def _board_json(seat: int, board: PlayerBoard) -> Json:
@@ -73,8 +70,8 @@ def _board_json(seat: int, board: PlayerBoard) -> Json:
             "mitte": board.centre_penalty,
             "behalten": board.keep_cost,
         },
-        "rechenweg": _lines_json(running_lines(board)),
-        "endwertung": _lines_json(board.end_lines),
+        "rechenweg": lines_json(running_lines(board)),
+        "endwertung": lines_json(board.end_lines),
     }
 
 
