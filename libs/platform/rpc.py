@@ -51,7 +51,9 @@ async def serve(nc: NatsClient, subject: str, queue: str, handler: Handler) -> S
         finally:
             correlation_id.reset(token)
 
-    return await nc.subscribe(subject, queue=queue, cb=on_request)
+    subscription = await nc.subscribe(subject, queue=queue, cb=on_request)
+    await nc.flush()  # the server knows the subscription before anyone is told we are ready
+    return subscription
 
 
 async def request(nc: NatsClient, subject: str, payload: dict[str, Any], timeout: float = 10.0) -> dict[str, Any]:

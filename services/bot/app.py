@@ -12,4 +12,4 @@ from services.bot.turns import work_turns
 
 def create_app(settings: Settings | None = None) -> FastAPI:
     """Build the bot service."""
-    return create_service_app("bot", workers=[work_turns, serve_decisions], settings=settings)
+    return create_service_app("bot", workers=[work_turns], on_startup=[serve_decisions], settings=settings)

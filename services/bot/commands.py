@@ -48,16 +48,7 @@ async def advise_on_request(payload: dict[str, Any]) -> dict[str, Any]:
 
 
 async def serve_decisions(runtime: Runtime) -> None:
-    """Worker: answer decision and advice requests (queue group "bots") until cancelled."""
-    subscriptions = [
-        await serve(runtime.nc, BOT_DECIDE, "bots", decide_on_request),
-        await serve(runtime.nc, BOT_ADVISE, "bots", advise_on_request),
-    ]
-    try:
-        await asyncio.Event().wait()
-    finally:
-        for subscription in subscriptions:
-            try:
-                await subscription.unsubscribe()
-            except Exception:  # the connection may already be draining at shutdown
-                pass
+    """Startup step: answer decision and advice requests (queue group "bots") from now on."""
+    # Subscribed before the service reports ready (a startup step, not a worker); draining ends them.
+    await serve(runtime.nc, BOT_DECIDE, "bots", decide_on_request)
+    await serve(runtime.nc, BOT_ADVISE, "bots", advise_on_request)

@@ -24,6 +24,6 @@ def create_app(settings: Settings | None = None, seeds: SeedSource | None = None
         runtime.extras["clock"] = clock or Clock()
 
     return create_service_app(
-        "table", routers=[router], workers=[serve_commands, follow_up_events, watch_deadlines],
-        on_startup=[wire], settings=settings,
+        "table", routers=[router], workers=[follow_up_events, watch_deadlines],
+        on_startup=[wire, serve_commands], settings=settings,
     )

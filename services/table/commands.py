@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 from libs.platform.rpc import CommandRefused, serve
@@ -13,7 +12,7 @@ from services.table.views import game_view
 
 
 async def serve_commands(runtime: Runtime) -> None:
-    """Worker: answer table commands until cancelled."""
+    """Startup step: answer table commands (queue group "table") from now on."""
     games: Games = runtime.extras["games"]
 
     async def start(payload: dict[str, Any]) -> dict[str, Any]:
@@ -38,16 +37,8 @@ async def serve_commands(runtime: Runtime) -> None:
         seat = payload.get("seat")
         return game_view(record, int(seat) if seat is not None else None)
 
-    subscriptions = [
-        await serve(runtime.nc, TABLE_START, "table", start),
-        await serve(runtime.nc, TABLE_MOVE, "table", move),
-        await serve(runtime.nc, TABLE_VIEW, "table", view),
-    ]
-    try:
-        await asyncio.Event().wait()
-    finally:
-        for subscription in subscriptions:
-            try:
-                await subscription.unsubscribe()
-            except Exception:  # the connection may already be draining at shutdown
-                pass
+    # Subscribed before the service reports ready (a startup step, not a worker), so no request that
+    # arrives after /readyz answers 200 finds nobody listening; draining the connection ends them.
+    await serve(runtime.nc, TABLE_START, "table", start)
+    await serve(runtime.nc, TABLE_MOVE, "table", move)
+    await serve(runtime.nc, TABLE_VIEW, "table", view)
