@@ -93,7 +93,7 @@ def create_service_app(
         log = get_logger()
         nc = await connect_nats(settings, name)
         js = nc.jetstream()
-        await ensure_streams(js)
+        await ensure_streams(js, settings.stream_replicas)
         engine = create_engine(settings) if uses_database else None
         runtime = Runtime(name=name, settings=settings, nc=nc, js=js, engine=engine)
         app.state.runtime = runtime

@@ -25,6 +25,8 @@ class Settings(BaseSettings):
     port: int = 0
     # Ledger: what a newly registered player's wallet starts with (Taler).
     starting_balance: int = 1000
+    # JetStream: copies of every stream (3 on a 3-node cluster; 1 on a single server such as `make run`).
+    stream_replicas: int = 1
     # Bot service: how many turn requests one replica works on at once.
     bot_concurrency: int = 4
     # Bot service: pause before a bot's move, so humans can follow (seconds; 0 in tests and demos).

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from nats.js import JetStreamContext
 from nats.js.api import DiscardPolicy, RetentionPolicy, StorageType, StreamConfig
 from nats.js.errors import BadRequestError, NotFoundError
@@ -83,9 +85,10 @@ STREAMS: tuple[StreamConfig, ...] = (
 )
 
 
-async def ensure_streams(js: JetStreamContext) -> None:
-    """Create every platform stream that does not exist yet, and bring existing ones up to date."""
-    for config in STREAMS:
+async def ensure_streams(js: JetStreamContext, replicas: int = 1) -> None:
+    """Create every platform stream that does not exist yet (with `replicas` copies), and update the rest."""
+    for template in STREAMS:
+        config = replace(template, num_replicas=replicas)
         assert config.name is not None
         try:
             await js.stream_info(config.name)
