@@ -5,17 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from libs.platform.table_options import BOT_LEVELS, DEFAULT_THINK_TIME, NO_CLOCK, OFFERED_STAKES, TEMPOS, THINK_TIMES
 from libs.rules import ConfigError, registry
 from libs.rules.registry import UnknownRules
 from services.lobby.errors import invalid
 
-TEMPOS = ("normal", "schnell")
-THINK_TIMES = (30, 60, 90, 120)
-NO_CLOCK = "ohne"
-DEFAULT_THINK_TIME = 120
-# "Einsatz: 10, 25, 50 oder 100 Taler je Partie" (0: without stake).
-OFFERED_STAKES = (10, 25, 50, 100)
-BOT_LEVELS = ("easy", "normal", "strong")
 PLATFORM_KEYS = ("tempo", "think_time", "stake", "turbo")
 
 

@@ -10,6 +10,7 @@ from typing import Any
 
 from libs.platform.envelope import Event, EventType, new_event
 from libs.platform.rpc import CommandRefused
+from libs.platform.table_options import BOT_LEVELS, OFFERED_STAKES, TEMPOS, THINK_TIMES
 from libs.rules import ConfigError, IllegalMove, registry
 from libs.rules.registry import UnknownRules
 from services.table import metrics
@@ -19,10 +20,7 @@ from services.table.seeds import SeedSource, commitment
 
 CHOSEN_BY = ("player", "bot", "timeout", "departed")
 SEAT_KINDS = ("human", "bot")
-BOT_LEVELS = ("easy", "normal", "strong")
-TEMPOS = ("normal", "schnell")
-THINK_TIMES = (30, 60, 90, 120)
-STAKES = (0, 10, 25, 50, 100)
+
 
 
 class GameNotFound(CommandRefused):
@@ -113,7 +111,7 @@ class Games:
             for _attempt in range(5):
                 try:
                     _check_can_move(record, seat, expected_n)
-                    _, effects = record.module.apply(record.state, seat, move)
+                    applied = record.module.apply(record.state, seat, move)
                 except (CommandRefused, IllegalMove) as error:
                     if not is_fresh:  # our cache may be behind another replica: judge on the log's state
                         record, is_fresh = await self._refresh(game_id), True
@@ -126,7 +124,7 @@ class Games:
                 event = new_event(
                     game_id=game_id, n=record.n + 1, type=EventType.MOVE_MADE, actor=actor,
                     rules=record.module.rules_id, prev=record.last_hash,
-                    data={"seat": seat, "move": move, "chosen_by": chosen_by, "effects": effects},
+                    data={"seat": seat, "move": move, "chosen_by": chosen_by, "effects": applied[1]},
                 )
                 try:
                     seq = await self._append(event, expected_last_seq=record.last_seq)
@@ -134,7 +132,7 @@ class Games:
                     metrics.APPEND_CONFLICTS.inc()
                     record, is_fresh = await self._refresh(game_id), True
                     continue
-                record = record.fold(StoredEvent(seq=seq, event=event))
+                record = record.fold(StoredEvent(seq=seq, event=event), applied)
                 self._remember(record)
                 metrics.MOVES.labels(record.module.game, chosen_by).inc()
                 return record
@@ -256,7 +254,7 @@ def _validate_platform(raw: Any) -> dict[str, Any]:
     if tempo not in TEMPOS:
         raise CommandRefused(422, "Tempo gibt es als „normal“ oder „schnell“.", "malformed")
     stake = raw.get("stake", 0)
-    if not isinstance(stake, int) or isinstance(stake, bool) or stake not in STAKES:
+    if not isinstance(stake, int) or isinstance(stake, bool) or stake not in (0, *OFFERED_STAKES):
         raise CommandRefused(422, "Einsatz gibt es als 10, 25, 50 oder 100 Taler (oder keinen).", "malformed")
     return {"think_time": think_time, "tempo": tempo, "turbo": bool(raw.get("turbo", False)), "stake": stake}
 

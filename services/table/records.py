@@ -90,15 +90,19 @@ class GameRecord:
         """A bot's seat, or a human's who left (the computer plays on for them)."""
         return self.seats[index].is_bot or index in self.left
 
-    def fold(self, stored: StoredEvent) -> GameRecord:
-        """Return the record after one more event of the log."""
+    def fold(self, stored: StoredEvent, applied: tuple[Any, list[dict[str, Any]]] | None = None) -> GameRecord:
+        """Return the record after one more event of the log.
+
+        `applied` is the rule module's result for this very MoveMade when the caller has just computed it
+        (while validating the move), so the hot path does not apply the move twice.
+        """
         event = stored.event
         if event.n != self.n + 1 or event.prev != self.last_hash:
             raise CorruptLog(f"game {self.game_id}: event {event.n} does not follow event {self.n}")
         changes: dict[str, Any] = {"last_seq": stored.seq, "n": event.n, "last_hash": event.hash}
         if event.type == EventType.MOVE_MADE:
             mover = int(event.data["seat"])
-            state, effects = self.module.apply(self.state, mover, event.data["move"])
+            state, effects = applied or self.module.apply(self.state, mover, event.data["move"])
             changes.update(state=state, last_effects=tuple(effects),
                            decision_start=_decisions_after(self, state, event.n, mover))
         elif event.type == EventType.PLAYER_LEFT:

@@ -19,12 +19,11 @@ from libs.platform.logging import get_logger
 from libs.platform.rpc import CommandRefused, request
 from libs.platform.service import Runtime
 from libs.platform.streams import BOT_DECIDE, TIMERS_STREAM, timer_fire_subject, timer_set_subject
+from libs.platform.table_options import GRACE_SECONDS, THINK_TIMES
 from services.table import metrics
 from services.table.games import Games
 from services.table.records import GameRecord
 
-GRACE_SECONDS = 10
-THINK_TIMES = (30, 60, 90, 120)
 DURABLE = "table-timers"
 TIMEOUT_LEVEL = "normal"
 

@@ -39,3 +39,20 @@ def fill_factories(
             drawn.append(remaining.pop(0))
         filled.append(sort(drawn))
     return tuple(filled), tuple(remaining), rest, refilled
+
+
+def sample_hidden_bag(
+    counts: dict[str, int], order: tuple[str, ...], bag_size: int, rng: SeededRng
+) -> tuple[tuple[str, ...], bytes]:
+    """Return a bag holding `counts` of each piece (in an order drawn from `rng`) and a stand-in seed.
+
+    This is what a seat may not know: the bag's order and the seed. Raises ValueError when the view's
+    counts cannot be right (negative, or not adding up to the bag's public size).
+    """
+    if any(count < 0 for count in counts.values()) or sum(counts.values()) != bag_size:
+        raise ValueError("view is inconsistent: the bag cannot hold what it shows")
+    pieces = [piece for piece in order for _ in range(counts.get(piece, 0))]
+    bag = tuple(rng.derive("beutel").shuffle(pieces))
+    seed_rng = rng.derive("seed")
+    seed = b"".join(seed_rng.next_u64().to_bytes(8, "big") for _ in range(4))
+    return bag, seed

@@ -6,16 +6,9 @@ from typing import Any
 
 from fastapi import APIRouter
 
+from libs.platform.table_options import BOT_LEVELS, DEFAULT_THINK_TIME, NO_CLOCK, OFFERED_STAKES, TEMPOS, THINK_TIMES
 from libs.rules import registry
-from services.lobby.table_settings import (
-    BOT_LEVELS,
-    DEFAULT_THINK_TIME,
-    NO_CLOCK,
-    OFFERED_STAKES,
-    TEMPOS,
-    THINK_TIMES,
-    rule_module,
-)
+from services.lobby.table_settings import rule_module
 
 router = APIRouter(prefix="/games", tags=["games"])
 

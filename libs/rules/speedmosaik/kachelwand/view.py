@@ -7,6 +7,7 @@ from typing import Any
 
 from libs.rules.protocol import ComputationLine, Json
 from libs.rules.rng import SeededRng
+from libs.rules.speedmosaik.displays import sample_hidden_bag
 from libs.rules.speedmosaik.kachelwand.round_end import choosing_seats, column_options
 from libs.rules.speedmosaik.kachelwand.state import Board, KachelwandState, PatternLine, WallColours
 from libs.rules.speedmosaik.kachelwand.tiles import (
@@ -168,13 +169,7 @@ def hidden_bag_counts(view: Json) -> Counter[str]:
 
 def state_from_view(view: Json, rng: SeededRng) -> KachelwandState:
     """Return a full state consistent with the view: bag order and future seed drawn from rng."""
-    counts = hidden_bag_counts(view)
-    if any(count < 0 for count in counts.values()) or sum(counts.values()) != view["beutel"]["anzahl"]:
-        raise ValueError("view is inconsistent: the bag cannot hold what it shows")
-    bag_tiles = [tile for tile in TILE_ORDER for _ in range(counts[tile])]
-    bag = tuple(rng.derive("beutel").shuffle(bag_tiles))
-    seed_rng = rng.derive("seed")
-    seed = b"".join(seed_rng.next_u64().to_bytes(8, "big") for _ in range(4))
+    bag, seed = sample_hidden_bag(dict(hidden_bag_counts(view)), tuple(TILE_ORDER), view["beutel"]["anzahl"], rng)
     lid = sorted_tiles([colour for colour, count in view["deckel"]["farben"].items() for _ in range(count)])
     config = tuple((str(key), str(value)) for key, value in view["einstellungen"].items())
     is_free_wall = view["einstellungen"].get("wall") == "frei"

@@ -7,6 +7,7 @@ from typing import Any
 
 from libs.rules.protocol import ComputationLine, Json
 from libs.rules.rng import SeededRng
+from libs.rules.speedmosaik.displays import sample_hidden_bag
 from libs.rules.speedmosaik.kirchenfenster.material import (
     BREAKAGE_TRACK,
     COLOURS,
@@ -175,13 +176,7 @@ def hidden_bag_counts(view: Json) -> Counter[str]:
 
 def state_from_view(view: Json, rng: SeededRng) -> KirchenfensterState:
     """Return a full state consistent with the view: bag order and future seed drawn from rng."""
-    counts = hidden_bag_counts(view)
-    if any(count < 0 for count in counts.values()) or sum(counts.values()) != view["beutel"]["anzahl"]:
-        raise ValueError("view is inconsistent: the bag cannot hold what it shows")
-    bag_panes = [colour for colour in COLOURS for _ in range(counts[colour])]
-    bag = tuple(rng.derive("beutel").shuffle(bag_panes))
-    seed_rng = rng.derive("seed")
-    seed = b"".join(seed_rng.next_u64().to_bytes(8, "big") for _ in range(4))
+    bag, seed = sample_hidden_bag(dict(hidden_bag_counts(view)), tuple(COLOURS), view["beutel"]["anzahl"], rng)
     tower = sorted_panes([colour for colour, count in view["glasturm"]["farben"].items() for _ in range(count)])
     config = tuple((str(key), str(value)) for key, value in view["einstellungen"].items())
     to_move: list[Any] = view["am_zug"]

@@ -6,6 +6,7 @@ from typing import Any
 
 from libs.rules.protocol import ComputationLine, Json
 from libs.rules.rng import SeededRng
+from libs.rules.speedmosaik.displays import sample_hidden_bag
 from libs.rules.speedmosaik.sternpavillon.rules import suggested_keep
 from libs.rules.speedmosaik.sternpavillon.scoring import running_lines
 from libs.rules.speedmosaik.sternpavillon.state import (
@@ -159,13 +160,8 @@ def hidden_bag_counts(view: Json) -> list[int]:
 
 def state_from_view(view: Json, rng: SeededRng) -> SternpavillonState:
     """Return a full state consistent with the view: bag order and future seed drawn from rng."""
-    counts = hidden_bag_counts(view)
-    if any(count < 0 for count in counts) or sum(counts) != view["beutel"]["anzahl"]:
-        raise ValueError("view is inconsistent: the bag cannot hold what it shows")
-    bag_tiles = [colour for colour, count in zip(COLOURS, counts, strict=True) for _ in range(count)]
-    bag = tuple(rng.derive("beutel").shuffle(bag_tiles))
-    seed_rng = rng.derive("seed")
-    seed = b"".join(seed_rng.next_u64().to_bytes(8, "big") for _ in range(4))
+    counts = dict(zip(COLOURS, hidden_bag_counts(view), strict=True))
+    bag, seed = sample_hidden_bag(counts, tuple(COLOURS), view["beutel"]["anzahl"], rng)
     to_move: list[Any] = view["am_zug"]
     bonus = view["bonus"]
     return SternpavillonState(
