@@ -1,9 +1,17 @@
-"""The shared contract of every rule module: moves, views and outcomes are plain JSON data."""
+"""The shared contract of every rule module (protocol v2): moves, views and outcomes are plain JSON data.
+
+A rule module declares what kind of game it is (``GameSpec``) and implements the pure functions of
+``RuleModule``. Nobody calls a module directly for play: ``libs.rules.engine.Engine`` wraps it and does
+every check all games share (game over, seat range, whose decision it is, a move's JSON shape), the
+"Zurück" steps, the per-decision bookkeeping of think time, and per-viewer redaction. See
+``docs/rules/protocol.md``.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any, Protocol, runtime_checkable
 
 from libs.rules.rng import SeededRng
@@ -11,13 +19,19 @@ from libs.rules.rng import SeededRng
 Json = dict[str, Any]
 
 __all__ = [
+    "Chance",
     "ComputationLine",
     "ConfigError",
+    "GameSpec",
+    "Hidden",
     "IllegalMove",
     "Json",
     "Outcome",
+    "Pending",
     "Phrase",
     "RuleModule",
+    "RulesBase",
+    "TimeoutRule",
 ]
 
 
@@ -85,10 +99,22 @@ class Outcome:
     lines: tuple[tuple[ComputationLine, ...], ...]
     leaderboard_points: tuple[int, ...]
     summary: Phrase
+    rank_keys: tuple[tuple[int, ...], ...] | None = None
+    """Per seat, the vector places were decided by (higher is better, compared element by element).
+
+    None means ``(score, tie_break)``, the rule of most games; a game ranked otherwise (Speednova: the
+    weakest colour, then the next weakest, ...) gives its vectors here, and they are part of the JSON.
+    """
+
+    def rank_key(self, seat: int) -> tuple[int, ...]:
+        """Return the vector that ranks ``seat`` (higher is better)."""
+        if self.rank_keys is not None:
+            return self.rank_keys[seat]
+        return (self.scores[seat], self.tie_break[seat])
 
     def to_json(self) -> Json:
         """Return the outcome as plain JSON data."""
-        return {
+        body: Json = {
             "places": list(self.places),
             "scores": list(self.scores),
             "tie_break": list(self.tie_break),
@@ -96,6 +122,9 @@ class Outcome:
             "leaderboard_points": list(self.leaderboard_points),
             "summary": self.summary.to_json(),
         }
+        if self.rank_keys is not None:
+            body["rank_keys"] = [list(key) for key in self.rank_keys]
+        return body
 
 
 PLACE_BONUS: tuple[int, ...] = (30, 15, 5, 0)
@@ -111,20 +140,126 @@ def leaderboard_points(scores: tuple[int, ...], places: tuple[int, ...]) -> tupl
 
 
 def shared_places(keys: tuple[tuple[int, ...], ...]) -> tuple[int, ...]:
-    """Return 1-based places for per-seat sort keys (higher is better); equal keys share the better place."""
+    """Return 1-based places for per-seat rank vectors (higher is better); equal vectors share the better place.
+
+    Vectors compare element by element (the first difference decides), so a game ranks by any number of
+    criteria in order: ``(score, tie_break)``, or Speednova's colours from the weakest upwards.
+    """
     return tuple(1 + sum(1 for other in keys if other > key) for key in keys)
 
 
-@runtime_checkable
-class RuleModule(Protocol):
-    """What every game's rules provide; all functions are pure and never mutate their inputs."""
+class Hidden(StrEnum):
+    """Kinds of information a game keeps from some seats (declared in ``GameSpec.hidden``)."""
+
+    HAND = "hand"
+    """Each seat holds something only it sees (racks, lantern cards, resource cards)."""
+    TEAM = "team"
+    """Partners see something the other team does not (team signals)."""
+    OWN_POINTS = "own_points"
+    """A seat's own victory points are partly hidden from the others (Funde)."""
+    SUPPLY = "supply"
+    """The order of a bag, deck or draw pile: nobody sees it, not even the drawer in advance."""
+
+
+class Chance(StrEnum):
+    """When a game draws on its seed."""
+
+    SETUP = "setup"
+    """Only at setup (shuffles, layouts); the moves themselves are deterministic."""
+    DURING_PLAY = "during_play"
+    """Also during play: dice, drawing, robbing a random card (never visible before it happens)."""
+
+
+class TimeoutRule(StrEnum):
+    """What the computer does when a human's think time (plus grace) runs out."""
+
+    COMPUTER_DECIDES = "computer_decides"
+    """The bot makes that one whole decision for the player (Speedmosaik)."""
+    GAME_CHOOSES = "game_chooses"
+    """The module names the move (``timeout_move``): e.g. roll or end the turn, decline an offer."""
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    """What kind of game a rule module is: everything the platform and the conformance suite read from it."""
 
     game: str
     version: int
+    seat_counts: tuple[int, ...]
+    """How many seats a table may have (e.g. ``(2, 3, 4)``; ``(1, 2, 3, 4)`` for a game with a solo mode)."""
+    hidden: frozenset[Hidden] = frozenset()
+    chance: Chance = Chance.SETUP
+    simultaneous: bool = False
+    """Several seats may have to decide at once (each with its own clock)."""
+    may_act: bool = False
+    """Some seats may act without having to (answer an offer, send a team signal); no clock runs for them."""
+    undo_steps: int = 0
+    """How many steps "Zurück" can take back within a seat's own turn (0: no undo)."""
+    teams: bool = False
+    """Some configs play in teams (``RuleModule.teams`` names them)."""
+    timeout: TimeoutRule = TimeoutRule.COMPUTER_DECIDES
+    variant_key: str | None = None
+    """The config key whose value names the leaderboard list a game counts for (None: the game itself)."""
+    variants: tuple[str, ...] = ()
+    """Every value ``variant_key`` can take (the leaderboard's lists)."""
 
     @property
     def rules_id(self) -> str:
         """Return ``f"{game}@{version}"``."""
+        return f"{self.game}@{self.version}"
+
+    def to_json(self) -> Json:
+        """Return the spec as plain JSON data (for lobbies, docs and audits)."""
+        return {
+            "game": self.game, "version": self.version, "rules": self.rules_id,
+            "seat_counts": list(self.seat_counts), "hidden": sorted(kind.value for kind in self.hidden),
+            "chance": self.chance.value, "simultaneous": self.simultaneous, "may_act": self.may_act,
+            "undo_steps": self.undo_steps, "teams": self.teams, "timeout": self.timeout.value,
+            "variant_key": self.variant_key, "variants": list(self.variants),
+        }
+
+
+@dataclass(frozen=True)
+class Pending:
+    """A seat that has a decision open: it ``must`` act (its clock runs) or only may (no clock).
+
+    ``decision`` names the decision for think time: while a seat's decision keeps the same name, its
+    clock keeps running (e.g. Speedspore: the whole main phase of a turn, "Zurück" included). None lets
+    the engine decide: a seat's decision is new when it becomes pending and after each of its own moves.
+    """
+
+    seat: int
+    must: bool = True
+    decision: str | None = None
+
+
+@runtime_checkable
+class RuleModule(Protocol):
+    """What every game's rules provide; all functions are pure and never mutate their inputs.
+
+    The engine calls ``apply``, ``preview`` and ``legal_moves`` only for a seat that is pending in a running
+    game and with a move that is a JSON object; modules check only what is particular to their game.
+    """
+
+    spec: GameSpec
+
+    @property
+    def game(self) -> str:
+        """The game's name (``spec.game``)."""
+        ...
+
+    @property
+    def version(self) -> int:
+        """The rules version (``spec.version``)."""
+        ...
+
+    @property
+    def rules_id(self) -> str:
+        """Return ``f"{game}@{version}"``."""
+        ...
+
+    def valid_configs(self) -> list[Json]:
+        """Return every full config this version accepts (the conformance suite plays each one)."""
         ...
 
     def settings_options(self) -> Json:
@@ -135,24 +270,39 @@ class RuleModule(Protocol):
         """Return the config with defaults filled in; raise ConfigError with a German reason."""
         ...
 
+    def teams(self, config: Json, seats: int) -> tuple[tuple[int, ...], ...]:
+        """Return the teams of a normalised config (e.g. ``((0, 2), (1, 3))``), or () without teams."""
+        ...
+
     def setup(self, config: Json, seats: int, seed: bytes) -> Any:
         """Return the initial state for these settings and this seed."""
         ...
 
-    def to_move(self, state: Any) -> tuple[int, ...]:
-        """Return the seats that must decide now (empty when the game is over)."""
+    def pending(self, state: Any) -> tuple[Pending, ...]:
+        """Return the seats with an open decision, must-act and may-act (empty when the game is over)."""
         ...
 
     def legal_moves(self, state: Any, seat: int) -> list[Json]:
-        """Return every legal move of this seat in a deterministic order (empty if it need not move)."""
+        """Return every legal move of this seat in a deterministic order (empty if it has none)."""
         ...
 
     def apply(self, state: Any, seat: int, move: Json) -> tuple[Any, list[Json]]:
-        """Return the new state and its effects (German log lines); raise IllegalMove, input untouched."""
+        """Return the new state and its effects (German log lines); raise IllegalMove, input untouched.
+
+        An effect that only some seats may read carries ``"visible_to": [seats]``.
+        """
+        ...
+
+    def undoable(self, state: Any, seat: int, move: Json) -> bool:
+        """Return True if "Zurück" may take this (legal) move back later within the seat's turn."""
+        ...
+
+    def move_audience(self, state: Any, seat: int, move: Json) -> tuple[int, ...] | None:
+        """Return the seats that may read the move itself, or None when everyone may (the usual case)."""
         ...
 
     def preview(self, state: Any, seat: int, move: Json) -> Json:
-        """Return what this move would bring; raise IllegalMove if it is illegal."""
+        """Return what this move would bring (never a future draw or roll); raise IllegalMove if illegal."""
         ...
 
     def view(self, state: Any, seat: int | None) -> Json:
@@ -170,3 +320,44 @@ class RuleModule(Protocol):
     def determinize(self, view: Json, seat: int, rng: SeededRng) -> Any:
         """Return a full state consistent with this seat's view, hidden parts sampled from rng."""
         ...
+
+    def timeout_move(self, state: Any, seat: int) -> Json | None:
+        """Return the move made for a seat whose think time ran out, or None: the computer decides."""
+        ...
+
+
+class RulesBase:
+    """Defaults for the optional parts of ``RuleModule``; a module subclasses it and sets ``spec``."""
+
+    spec: GameSpec
+
+    @property
+    def game(self) -> str:
+        """The game's name."""
+        return self.spec.game
+
+    @property
+    def version(self) -> int:
+        """The rules version."""
+        return self.spec.version
+
+    @property
+    def rules_id(self) -> str:
+        """Return ``f"{game}@{version}"``."""
+        return self.spec.rules_id
+
+    def teams(self, config: Json, seats: int) -> tuple[tuple[int, ...], ...]:
+        """No teams."""
+        return ()
+
+    def undoable(self, state: Any, seat: int, move: Json) -> bool:
+        """Nothing can be taken back."""
+        return False
+
+    def move_audience(self, state: Any, seat: int, move: Json) -> tuple[int, ...] | None:
+        """Every move is public."""
+        return None
+
+    def timeout_move(self, state: Any, seat: int) -> Json | None:
+        """The computer makes the whole decision."""
+        return None

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import importlib
+
+from libs.rules.engine import Engine
 from libs.rules.protocol import RuleModule
 
 _MODULES: dict[str, RuleModule] = {}
+_ENGINES: dict[str, Engine] = {}
 
 
 class UnknownRules(KeyError):
@@ -24,7 +28,29 @@ def register(module: RuleModule) -> RuleModule:
     if existing is not None and existing is not module:
         raise ValueError(f"rules {module.rules_id!r} are already registered")
     _MODULES[module.rules_id] = module
+    _ENGINES[module.rules_id] = Engine(module)
     return module
+
+
+def engine(rules_id: str) -> Engine:
+    """Return the engine that plays the module registered as ``rules_id``; raise UnknownRules otherwise."""
+    get(rules_id)
+    return _ENGINES[rules_id]
+
+
+def load_plugins(names: str | list[str] | tuple[str, ...]) -> list[RuleModule]:
+    """Import extra rule modules by dotted name (comma-separated) and register their ``MODULE``.
+
+    This is how a game that does not ship with ``libs.rules`` (the conformance suite's tiny test game)
+    is played by the services; a module already registered is left as it is.
+    """
+    if isinstance(names, str):
+        names = [name.strip() for name in names.split(",") if name.strip()]
+    loaded = []
+    for name in names:
+        module = importlib.import_module(name).MODULE
+        loaded.append(register(module))
+    return loaded
 
 
 def get(rules_id: str) -> RuleModule:

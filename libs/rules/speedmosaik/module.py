@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from libs.rules.protocol import IllegalMove, Json, Outcome
+from libs.rules.protocol import GameSpec, Hidden, IllegalMove, Json, Outcome, Pending, RulesBase
 from libs.rules.rng import SeededRng
 from libs.rules.speedmosaik import config as settings
 from libs.rules.speedmosaik.kachelwand import WORKSHOP as KACHELWAND
@@ -20,7 +20,20 @@ WORKSHOPS: dict[str, Workshop] = {
 """The playable workshops by name; a workshop becomes selectable in the settings once it is here."""
 
 
-class Speedmosaik:
+SPEC = GameSpec(
+    game="speedmosaik",
+    version=1,
+    seat_counts=(2, 3, 4),
+    hidden=frozenset({Hidden.SUPPLY}),
+    simultaneous=True,
+    variant_key="workshop",
+    variants=tuple(WORKSHOPS),
+)
+"""Speedmosaik: 2–4 seats, only the bag's order is hidden, chance only at setup and refills (from the seed),
+several seats choose wall columns at once (free wall), no undo, the computer decides on a timeout."""
+
+
+class Speedmosaik(RulesBase):
     """Speedmosaik rules, version 1.
 
     Adding a workshop or an option that no earlier game could have chosen keeps the version: every log
@@ -28,13 +41,7 @@ class Speedmosaik:
     existing setting does would be a new version.
     """
 
-    game = "speedmosaik"
-    version = 1
-
-    @property
-    def rules_id(self) -> str:
-        """Return ``"speedmosaik@1"``."""
-        return f"{self.game}@{self.version}"
+    spec = SPEC
 
     def valid_configs(self) -> list[Json]:
         """Return every config this version accepts (each workshop with each of its options)."""
@@ -52,6 +59,10 @@ class Speedmosaik:
         """Return the first state of a game with these settings, shuffled from ``seed``."""
         normalized = self.normalize_config(config, seats)
         return WORKSHOPS[normalized["workshop"]].setup(normalized, seats, bytes(seed))
+
+    def pending(self, state: Any) -> tuple[Pending, ...]:
+        """Return the seats that must decide now (Speedmosaik has no may-act seats)."""
+        return tuple(Pending(seat) for seat in _workshop_of(state).to_move(state))
 
     def to_move(self, state: Any) -> tuple[int, ...]:
         """Return the seats that must decide now, or () once the game is over."""
