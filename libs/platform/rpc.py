@@ -1,16 +1,26 @@
-"""Commands over NATS request/reply: JSON in, JSON out, refusals carried as data with an HTTP-like status."""
+"""Commands over NATS request/reply: typed contracts in and out, refusals carried as data with an HTTP-like status.
+
+Services serve a command with `answer(nc, COMMAND, handler)` and send one with `call(nc, COMMAND, request)`,
+`COMMAND` being one of `libs.platform.contracts.commands` (subject, queue group, request and reply type).
+`serve` and `request` are the same on plain dicts, for tests and tools that poke at the wire.
+"""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, TypeVar
 
+import msgspec
 from nats.aio.client import Client as NatsClient
 from nats.aio.msg import Msg
 from nats.aio.subscription import Subscription
 
+from libs.platform.contracts.base import Contract, ContractError, german_reason
+from libs.platform.contracts.commands import Accepted, Command, Refused, ReplyEnvelope
 from libs.platform.logging import CORRELATION_HEADER, correlation_id, get_logger, new_correlation_id
+
+Req = TypeVar("Req", bound=Contract)
+Rep = TypeVar("Rep")
 
 
 class CommandRefused(Exception):
@@ -24,30 +34,78 @@ class CommandRefused(Exception):
 
 
 Handler = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
+_ENVELOPE = msgspec.json.Decoder(ReplyEnvelope)
+_DICT = msgspec.json.Decoder(dict[str, Any])
+
+
+async def answer(nc: NatsClient, command: Command[Req, Rep], handler: Callable[[Req], Awaitable[Rep]]) -> Subscription:
+    """Answer `command` (load-balanced over its queue group) with `handler`'s result or its refusal.
+
+    A request that does not fit the command's contract is refused (422, German reason) before `handler` runs.
+    """
+
+    async def handle(raw: bytes) -> Any:
+        try:
+            body = command.request.decode(raw)
+        except ContractError as error:
+            raise CommandRefused(422, error.reason, "malformed") from error
+        return await handler(body)
+
+    return await _subscribe(nc, command.subject, command.queue, handle)
+
+
+async def call(nc: NatsClient, command: Command[Req, Rep], body: Req, timeout: float = 10.0) -> Rep:
+    """Send `command` and return its typed result, or raise CommandRefused with the server's reason.
+
+    A reply that does not fit the command's reply contract is refused with 502 (`bad_reply`).
+    """
+    result = await _send(nc, command.subject, body.encode(), timeout)
+    try:
+        reply: Rep = msgspec.json.decode(result, type=command.reply)
+    except msgspec.DecodeError as error:
+        what = getattr(command.reply, "WHAT", f"Die Antwort auf {command.subject}")
+        raise CommandRefused(502, german_reason(error, what), "bad_reply") from error
+    return reply
 
 
 async def serve(nc: NatsClient, subject: str, queue: str, handler: Handler) -> Subscription:
-    """Answer requests on `subject` (load-balanced over `queue`) with `handler`'s result or its refusal."""
+    """Answer requests on `subject` with a handler of plain dicts (tests and tools; services use `answer`)."""
+
+    async def handle(raw: bytes) -> Any:
+        try:
+            payload = _DICT.decode(raw)
+        except msgspec.DecodeError as error:
+            raise CommandRefused(422, german_reason(error, "Die Anfrage"), "malformed") from error
+        return await handler(payload)
+
+    return await _subscribe(nc, subject, queue, handle)
+
+
+async def request(nc: NatsClient, subject: str, payload: dict[str, Any], timeout: float = 10.0) -> dict[str, Any]:
+    """Send a plain-dict command and return its result (tests and tools; services use `call`)."""
+    result = await _send(nc, subject, msgspec.json.encode(payload), timeout)
+    try:
+        return _DICT.decode(result)
+    except msgspec.DecodeError as error:
+        raise CommandRefused(502, german_reason(error, f"Die Antwort auf {subject}"), "bad_reply") from error
+
+
+async def _subscribe(nc: NatsClient, subject: str, queue: str,
+                     handle: Callable[[bytes], Awaitable[Any]]) -> Subscription:
     log = get_logger(subject=subject)
 
     async def on_request(msg: Msg) -> None:
         token = correlation_id.set((msg.headers or {}).get(CORRELATION_HEADER) or new_correlation_id())
         try:
             try:
-                payload = json.loads(msg.data)
-                if not isinstance(payload, dict):
-                    raise CommandRefused(422, "Die Anfrage muss ein JSON-Objekt sein.", "malformed")
-                reply: dict[str, Any] = {"ok": True, "result": await handler(payload)}
+                reply = msgspec.json.encode(Accepted(result=await handle(msg.data)))
             except CommandRefused as refusal:
-                reply = {"ok": False, "status": refusal.status, "reason": refusal.reason, "code": refusal.code}
-            except json.JSONDecodeError:
-                reply = {"ok": False, "status": 422, "reason": "Die Anfrage ist kein gültiges JSON.",
-                         "code": "malformed"}
+                reply = msgspec.json.encode(Refused(status=refusal.status, reason=refusal.reason, code=refusal.code))
             except Exception:
                 log.exception("command_failed")
-                reply = {"ok": False, "status": 500, "reason": "Interner Fehler.", "code": "internal"}
+                reply = msgspec.json.encode(Refused(status=500, reason="Interner Fehler.", code="internal"))
             if msg.reply:
-                await msg.respond(json.dumps(reply).encode())
+                await msg.respond(reply)
         finally:
             correlation_id.reset(token)
 
@@ -56,13 +114,14 @@ async def serve(nc: NatsClient, subject: str, queue: str, handler: Handler) -> S
     return subscription
 
 
-async def request(nc: NatsClient, subject: str, payload: dict[str, Any], timeout: float = 10.0) -> dict[str, Any]:
-    """Send a command and return its result, or raise CommandRefused with the server's reason."""
+async def _send(nc: NatsClient, subject: str, data: bytes, timeout: float) -> msgspec.Raw:
+    """Send a request; return the raw `result` of an accepted reply, raise CommandRefused for a refusal."""
     headers = {CORRELATION_HEADER: correlation_id.get() or new_correlation_id()}
-    msg = await nc.request(subject, json.dumps(payload).encode(), timeout=timeout, headers=headers)
-    reply = json.loads(msg.data)
-    if not reply.get("ok"):
-        raise CommandRefused(int(reply.get("status", 500)), str(reply.get("reason", "")),
-                             str(reply.get("code", "refused")))
-    result: dict[str, Any] = reply["result"]
-    return result
+    msg = await nc.request(subject, data, timeout=timeout, headers=headers)
+    try:
+        envelope = _ENVELOPE.decode(msg.data)
+    except msgspec.DecodeError as error:
+        raise CommandRefused(502, german_reason(error, f"Die Antwort auf {subject}"), "bad_reply") from error
+    if not envelope.ok:
+        raise CommandRefused(envelope.status, envelope.reason, envelope.code)
+    return envelope.result

@@ -1,4 +1,4 @@
-"""The JetStream streams of the platform, their subjects, and creating them idempotently."""
+"""The JetStream streams of the platform and creating them idempotently (their names: contracts.subjects)."""
 
 from __future__ import annotations
 
@@ -8,49 +8,53 @@ from nats.js import JetStreamContext
 from nats.js.api import DiscardPolicy, RetentionPolicy, StorageType, StreamConfig
 from nats.js.errors import BadRequestError, NotFoundError
 
-GAMES_STREAM = "GAMES"
-BOT_TURNS_STREAM = "BOT_TURNS"
-LOBBY_STREAM = "LOBBY"
-TIMERS_STREAM = "TIMERS"
+from libs.platform.contracts.subjects import (
+    BOT_ADVISE,
+    BOT_DECIDE,
+    BOT_TURNS,
+    BOT_TURNS_STREAM,
+    GAME_EVENTS,
+    GAMES_STREAM,
+    LOBBY_EVENTS,
+    LOBBY_STREAM,
+    PLAYER_REGISTERED,
+    TABLE_MOVE,
+    TABLE_START,
+    TABLE_VIEW,
+    TIMER_FIRES,
+    TIMER_SETS,
+    TIMERS_STREAM,
+    bot_turn_subject,
+    game_subject,
+    timer_fire_subject,
+    timer_set_subject,
+)
 
-
-def game_subject(game_id: str) -> str:
-    """The subject of one game's event log."""
-    return f"game.{game_id}.events"
-
-
-def bot_turn_subject(game_id: str) -> str:
-    """The work-queue subject of "a bot must decide in this game" requests."""
-    return f"bot.turn.{game_id}"
-
-
-def timer_set_subject(game_id: str, seat: int) -> str:
-    """Where a seat's think-time deadline is scheduled (a new schedule replaces the old one)."""
-    return f"timer.set.{game_id}.{seat}"
-
-
-def timer_fire_subject(game_id: str, seat: int) -> str:
-    """Where JetStream delivers a seat's deadline when it is reached."""
-    return f"timer.fire.{game_id}.{seat}"
-
-
-# Request/reply subjects served by the bot service (queue group "bots").
-BOT_DECIDE = "bot.cmd.decide"
-BOT_ADVISE = "bot.cmd.advise"
-
-# Request/reply subjects served by the table service (queue group "table").
-TABLE_START = "table.cmd.start"
-TABLE_MOVE = "table.cmd.move"
-TABLE_VIEW = "table.cmd.view"
-
-# Lobby facts other services react to.
-PLAYER_REGISTERED = "lobby.events.player_registered"
+# The names are defined in libs.platform.contracts.subjects; older code may still import them from here.
+__all__ = [
+    "BOT_ADVISE",
+    "BOT_DECIDE",
+    "BOT_TURNS_STREAM",
+    "GAMES_STREAM",
+    "LOBBY_STREAM",
+    "PLAYER_REGISTERED",
+    "STREAMS",
+    "TABLE_MOVE",
+    "TABLE_START",
+    "TABLE_VIEW",
+    "TIMERS_STREAM",
+    "bot_turn_subject",
+    "ensure_streams",
+    "game_subject",
+    "timer_fire_subject",
+    "timer_set_subject",
+]
 
 STREAMS: tuple[StreamConfig, ...] = (
     StreamConfig(
         name=GAMES_STREAM,
         description="Every game's event log, one subject per game; the source of truth.",
-        subjects=["game.*.events"],
+        subjects=[GAME_EVENTS],
         retention=RetentionPolicy.LIMITS,
         storage=StorageType.FILE,
         duplicate_window=120.0,
@@ -59,7 +63,7 @@ STREAMS: tuple[StreamConfig, ...] = (
     StreamConfig(
         name=BOT_TURNS_STREAM,
         description="Work queue of decisions the computer players must make; one shared consumer.",
-        subjects=["bot.turn.*"],
+        subjects=[BOT_TURNS],
         retention=RetentionPolicy.WORK_QUEUE,
         storage=StorageType.FILE,
         duplicate_window=120.0,
@@ -68,7 +72,7 @@ STREAMS: tuple[StreamConfig, ...] = (
     StreamConfig(
         name=TIMERS_STREAM,
         description="Durable think-time deadlines: schedules on timer.set.*, fired onto timer.fire.*.",
-        subjects=["timer.set.*.*", "timer.fire.*.*"],
+        subjects=[TIMER_SETS, TIMER_FIRES],
         retention=RetentionPolicy.LIMITS,
         storage=StorageType.FILE,
         max_age=24 * 3600.0,
@@ -77,7 +81,7 @@ STREAMS: tuple[StreamConfig, ...] = (
     StreamConfig(
         name=LOBBY_STREAM,
         description="Facts from the lobby (players registered) for the ledger and others.",
-        subjects=["lobby.events.>"],
+        subjects=[LOBBY_EVENTS],
         retention=RetentionPolicy.LIMITS,
         storage=StorageType.FILE,
         duplicate_window=120.0,

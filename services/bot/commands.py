@@ -4,51 +4,42 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import Any
 
-from libs.platform.rpc import CommandRefused, serve
+from libs.platform.contracts.commands import ADVISE, DECIDE, Advice, AdviseRequest, DecideRequest, Decision
+from libs.platform.rpc import CommandRefused, answer
 from libs.platform.service import Runtime
-from libs.platform.streams import BOT_ADVISE, BOT_DECIDE
 from services.bot import metrics
 from services.bot.policies import LEVELS, advise, decide
 from services.bot.turns import decision_rng
 
 
-def _request_fields(payload: dict[str, Any]) -> tuple[str, dict[str, Any], int]:
-    try:
-        rules, view, seat = str(payload["rules"]), payload["view"], int(payload["seat"])
-    except (KeyError, TypeError, ValueError) as error:
-        raise CommandRefused(422, "rules, view und seat fehlen.", "malformed") from error
-    if not isinstance(view, dict):
-        raise CommandRefused(422, "Die Sicht muss ein JSON-Objekt sein.", "malformed")
-    return rules, view, seat
-
-
-async def decide_on_request(payload: dict[str, Any]) -> dict[str, Any]:
+async def decide_on_request(request: DecideRequest) -> Decision:
     """Return the move the given level makes for `seat` from `view` (the computer stepping in)."""
-    rules, view, seat = _request_fields(payload)
-    level = str(payload.get("level") or "normal")
+    level = request.level or "normal"
     if level not in LEVELS:
         raise CommandRefused(422, f"Unbekannte Computerstärke {level}.", "malformed")
-    rng = decision_rng(str(payload.get("game_id", "")), int(payload.get("n", 0)), seat)
+    rng = decision_rng(request.game_id, request.n, request.seat)
     started = time.perf_counter()
-    move = await asyncio.to_thread(decide, rules, view, seat, level, rng)
+    move = await asyncio.to_thread(decide, request.rules, request.view, request.seat, level, rng)
     metrics.DECISION_SECONDS.labels(level).observe(time.perf_counter() - started)
-    metrics.DECISIONS.labels(rules, level).inc()
-    return {"move": move}
+    if move is None:
+        # Only a seat that may (not must) act can decide not to act; the table asks for must-act seats.
+        raise CommandRefused(409, f"Platz {request.seat + 1} muss gerade nicht entscheiden.", "not_your_turn")
+    metrics.DECISIONS.labels(request.rules, level).inc()
+    return Decision(move=move)
 
 
-async def advise_on_request(payload: dict[str, Any]) -> dict[str, Any]:
+async def advise_on_request(request: AdviseRequest) -> Advice:
     """Return the strong level's move for `seat` and the German reason for it."""
-    rules, view, seat = _request_fields(payload)
-    rng = decision_rng(str(payload.get("game_id", "")), int(payload.get("n", 0)), seat)
-    move, reason = await asyncio.to_thread(advise, rules, view, seat, rng)
+    rng = decision_rng(request.game_id, request.n, request.seat)
+    move, reason = await asyncio.to_thread(advise, request.rules, request.view, request.seat, rng)
     metrics.ADVICE.inc()
-    return {"move": move, "reason": reason}
+    # None: the advice for a may-act seat is to do nothing now; the reason says so, the move is empty.
+    return Advice(move=move or {}, reason=reason)
 
 
 async def serve_decisions(runtime: Runtime) -> None:
     """Startup step: answer decision and advice requests (queue group "bots") from now on."""
     # Subscribed before the service reports ready (a startup step, not a worker); draining ends them.
-    await serve(runtime.nc, BOT_DECIDE, "bots", decide_on_request)
-    await serve(runtime.nc, BOT_ADVISE, "bots", advise_on_request)
+    await answer(runtime.nc, DECIDE, decide_on_request)
+    await answer(runtime.nc, ADVISE, advise_on_request)

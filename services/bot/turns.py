@@ -4,22 +4,21 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import json
 import time
-from typing import Any
 
 from nats.aio.msg import Msg
 
 from libs.platform.consumers import run_pull_consumer
+from libs.platform.contracts.base import ContractError
+from libs.platform.contracts.commands import MAKE_MOVE, MakeMove
+from libs.platform.contracts.messages import BotTurn
+from libs.platform.contracts.subjects import BOT_TURNS, BOT_TURNS_DURABLE, BOT_TURNS_STREAM
 from libs.platform.logging import get_logger
-from libs.platform.rpc import CommandRefused, request
+from libs.platform.rpc import CommandRefused, call
 from libs.platform.service import Runtime
-from libs.platform.streams import BOT_TURNS_STREAM, TABLE_MOVE
 from libs.rules import SeededRng
 from services.bot import metrics
 from services.bot.policies import decide
-
-DURABLE = "bots"
 
 
 def decision_rng(game_id: str, n: int, seat: int) -> SeededRng:
@@ -27,34 +26,44 @@ def decision_rng(game_id: str, n: int, seat: int) -> SeededRng:
     return SeededRng(hashlib.sha256(f"{game_id}:{n}:{seat}".encode()).digest(), "bot")
 
 
-async def play_turn(runtime: Runtime, turn: dict[str, Any]) -> None:
-    """Decide the move for `turn` and submit it; a turn the game has moved past is dropped."""
-    game_id, n, seat, level = turn["game_id"], int(turn["n"]), int(turn["seat"]), str(turn["level"])
+async def play_turn(runtime: Runtime, turn: BotTurn) -> None:
+    """Decide the move for `turn` and submit it (a may-act seat may not act); drop a turn the game moved past."""
     started = time.perf_counter()
-    move = await asyncio.to_thread(decide, turn["rules"], turn["view"], seat, level, decision_rng(game_id, n, seat))
-    metrics.DECISION_SECONDS.labels(level).observe(time.perf_counter() - started)
-    pause = runtime.settings.bot_move_delay * float(turn.get("pace", 1.0))
+    move = await asyncio.to_thread(decide, turn.rules, turn.view, turn.seat, turn.level,
+                                   decision_rng(turn.game_id, turn.n, turn.seat))
+    metrics.DECISION_SECONDS.labels(turn.level).observe(time.perf_counter() - started)
+    if move is None:
+        # A seat that only may act chose not to (e.g. not to answer an offer): nothing is submitted.
+        return
+    pause = runtime.settings.bot_move_delay * turn.pace
     if pause > 0:
         await asyncio.sleep(pause)
     try:
-        await request(runtime.nc, TABLE_MOVE, {
-            "game_id": game_id, "seat": seat, "move": move, "expected_n": n,
-            "actor": f"bot:{level}", "chosen_by": turn.get("chosen_by", "bot"),
-        })
+        await call(runtime.nc, MAKE_MOVE, MakeMove(
+            game_id=turn.game_id, seat=turn.seat, move=move, expected_n=turn.n,
+            actor=f"bot:{turn.level}", chosen_by=turn.chosen_by,
+        ))
     except CommandRefused as refusal:
         if refusal.code in ("stale", "game_over"):
             metrics.STALE_TURNS.inc()
             return
         raise
-    metrics.DECISIONS.labels(turn["rules"], level).inc()
-    get_logger(game_id=game_id).debug("bot_moved", seat=seat, n=n, level=level)
+    metrics.DECISIONS.labels(turn.rules, turn.level).inc()
+    get_logger(game_id=turn.game_id).debug("bot_moved", seat=turn.seat, n=turn.n, level=turn.level)
 
 
 async def work_turns(runtime: Runtime) -> None:
     """Worker: take turn requests from the shared work queue until cancelled."""
+    log = get_logger(worker="bot_turns")
 
     async def handle(msg: Msg) -> None:
-        await play_turn(runtime, json.loads(msg.data))
+        try:
+            turn = BotTurn.decode(msg.data)
+        except ContractError as error:
+            # Redelivering cannot repair a malformed request: log it and let it be acked.
+            log.error("bot_turn_malformed", subject=msg.subject, problem=error.reason)
+            return
+        await play_turn(runtime, turn)
 
-    await run_pull_consumer(runtime.js, stream=BOT_TURNS_STREAM, durable=DURABLE, subject="bot.turn.*",
+    await run_pull_consumer(runtime.js, stream=BOT_TURNS_STREAM, durable=BOT_TURNS_DURABLE, subject=BOT_TURNS,
                             handler=handle, concurrency=runtime.settings.bot_concurrency, ack_wait=10.0)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -11,6 +11,8 @@ from sqlalchemy import case, delete, func, text
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from libs.platform.contracts.base import ContractError
+from libs.platform.contracts.events import GameEnded
 from libs.platform.envelope import Event, EventType
 from services.leaderboard.models import FinishedGameRow, ProcessedEvent, Result, Standing
 
@@ -49,10 +51,10 @@ class FinishedGame:
     end_table: tuple[dict[str, Any], ...]
 
 
-def _int_at(values: Any, index: int, what: str) -> int:
-    if not isinstance(values, Sequence) or index >= len(values) or not isinstance(values[index], int):
+def _int_at(values: Sequence[int], index: int, what: str) -> int:
+    if not 0 <= index < len(values):
         raise MalformedGameEnded(f"outcome.{what} has no entry for seat {index}")
-    return int(values[index])
+    return values[index]
 
 
 LEAVING_PENALTY = -10
@@ -72,53 +74,42 @@ def points_for(game_points: int, *, has_left: bool, left_other_humans: bool) -> 
 
 def read_finished_game(event: Event) -> FinishedGame:
     """Return the finished game of a `GameEnded` event, or raise MalformedGameEnded."""
-    if event.type != EventType.GAME_ENDED:
-        raise MalformedGameEnded(f"not a GameEnded event: {event.type}")
-    data = event.data
-    outcome = data.get("outcome")
-    seats = data.get("seats")
-    game, variant = data.get("game"), data.get("variant")
-    if not isinstance(outcome, Mapping) or not isinstance(seats, list):
-        raise MalformedGameEnded("GameEnded needs seats and an outcome")
-    if not isinstance(game, str) or not game or not isinstance(variant, str) or not variant:
+    try:
+        ended = GameEnded.of(event)
+    except ContractError as error:
+        raise MalformedGameEnded(error.reason) from error
+    if not ended.game or not ended.variant:
         raise MalformedGameEnded("GameEnded needs a game and a variant")
-    left = {seat for seat in data.get("left") or [] if isinstance(seat, int)}
-    deserted = {seat for seat in data.get("left_with_other_humans") or [] if isinstance(seat, int)}
+    outcome = ended.outcome
+    left, deserted = set(ended.left), set(ended.left_with_other_humans)
     try:
         ended_at = datetime.fromisoformat(event.at)
     except ValueError as error:
         raise MalformedGameEnded(f"unreadable time {event.at!r}") from error
     results = []
-    for position, seat in enumerate(seats):
-        if not isinstance(seat, Mapping):
-            raise MalformedGameEnded(f"seat {position} is not an object")
-        index = seat.get("seat", position)
-        player_id = seat.get("player_id")
-        if seat.get("kind") != "human" or not isinstance(player_id, str) or not player_id:
+    for seat in ended.seats:
+        if seat.kind != "human" or not seat.player_id:
             continue  # bots (and seats without a player) never appear in lists
-        if not isinstance(index, int):
-            raise MalformedGameEnded(f"seat {position} has no index")
+        index = seat.seat
         results.append(SeatResult(
-            seat=index, player_id=player_id, name=str(seat.get("name") or player_id),
-            account=seat.get("account") if isinstance(seat.get("account"), str) else None,
-            place=_int_at(outcome.get("places"), index, "places"),
-            score=_int_at(outcome.get("scores"), index, "scores"),
-            points=points_for(_int_at(outcome.get("leaderboard_points"), index, "leaderboard_points"),
+            seat=index, player_id=seat.player_id, name=seat.name or seat.player_id, account=seat.account,
+            place=_int_at(outcome.places, index, "places"),
+            score=_int_at(outcome.scores, index, "scores"),
+            points=points_for(_int_at(outcome.leaderboard_points, index, "leaderboard_points"),
                               has_left=index in left, left_other_humans=index in deserted),
             has_left=index in left,
         ))
     end_table = tuple(
-        {"seat": position, "name": str(seat.get("name") or ""), "kind": seat.get("kind"),
-         "level": seat.get("level"), "player_id": seat.get("player_id"),
-         "place": _int_at(outcome.get("places"), position, "places"),
-         "score": _int_at(outcome.get("scores"), position, "scores"),
-         "points": _int_at(outcome.get("leaderboard_points"), position, "leaderboard_points"),
+        {"seat": position, "name": seat.name, "kind": seat.kind, "level": seat.level, "player_id": seat.player_id,
+         "place": _int_at(outcome.places, position, "places"),
+         "score": _int_at(outcome.scores, position, "scores"),
+         "points": _int_at(outcome.leaderboard_points, position, "leaderboard_points"),
          "has_left": position in left}
-        for position, seat in enumerate(seats)
+        for position, seat in enumerate(ended.seats)
     )
-    return FinishedGame(game_id=event.game_id, n=event.n, event_hash=event.hash, game=game, variant=variant,
-                        rules=str(data.get("rules") or event.rules), players=len(seats), ended_at=ended_at,
-                        results=tuple(results), end_table=end_table)
+    return FinishedGame(game_id=event.game_id, n=event.n, event_hash=event.hash, game=ended.game,
+                        variant=ended.variant, rules=ended.rules or event.rules, players=len(ended.seats),
+                        ended_at=ended_at, results=tuple(results), end_table=end_table)
 
 
 async def project_finished_game(session: AsyncSession, finished: FinishedGame) -> bool:

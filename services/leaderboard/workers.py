@@ -5,16 +5,13 @@ from __future__ import annotations
 from nats.aio.msg import Msg
 
 from libs.platform.consumers import run_pull_consumer
+from libs.platform.contracts.subjects import GAME_EVENTS, GAMES_STREAM, LEADERBOARD_DURABLE
 from libs.platform.database import session_factory
 from libs.platform.envelope import Event, EventType
 from libs.platform.logging import get_logger
 from libs.platform.service import Runtime
-from libs.platform.streams import GAMES_STREAM
 from services.leaderboard.metrics import DUPLICATES_SKIPPED, EVENTS_IGNORED, EVENTS_PROCESSED
 from services.leaderboard.projection import MalformedGameEnded, project_finished_game, read_finished_game
-
-DURABLE = "leaderboard"
-GAME_EVENTS = "game.*.events"
 
 
 async def consume_game_events(runtime: Runtime) -> None:
@@ -49,5 +46,5 @@ async def consume_game_events(runtime: Runtime) -> None:
             DUPLICATES_SKIPPED.inc()
             log.info("game_already_projected", game_id=finished.game_id)
 
-    await run_pull_consumer(runtime.js, stream=GAMES_STREAM, durable=DURABLE, subject=GAME_EVENTS,
+    await run_pull_consumer(runtime.js, stream=GAMES_STREAM, durable=LEADERBOARD_DURABLE, subject=GAME_EVENTS,
                             handler=handle)

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
 from sqlalchemy import select, text
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from libs.platform.auth import Identity, PlayerKind
+from libs.platform.contracts.commands import Balance, BalanceQuery
 from libs.platform.rpc import CommandRefused
 from services.ledger.booking import (
     GRANTS_ACCOUNT,
@@ -78,14 +78,6 @@ async def open_wallet_for_registration(
     )
 
 
-def player_id_of_registration(payload: Any) -> str | None:
-    """Return the player id of a `player_registered` payload, or None if it has none."""
-    if not isinstance(payload, dict):
-        return None
-    player_id = payload.get("player_id")
-    return player_id if isinstance(player_id, str) and player_id else None
-
-
 async def read_wallet(session: AsyncSession, player_id: str) -> Wallet:
     """Return the player's wallet, or refuse with 404."""
     balance = await session.scalar(select(Account.balance).where(Account.id == wallet_account(player_id)))
@@ -125,10 +117,9 @@ async def read_history(session: AsyncSession, player_id: str, limit: int, offset
             for row in rows]
 
 
-async def answer_balance(session: AsyncSession, payload: dict[str, Any]) -> dict[str, Any]:
-    """Answer `ledger.cmd.balance`: `{"player_id"}` → `{"balance": int}`, 404 without a wallet."""
-    player_id = payload.get("player_id")
-    if not isinstance(player_id, str) or not player_id:
+async def answer_balance(session: AsyncSession, query: BalanceQuery) -> Balance:
+    """Answer `ledger.cmd.balance`: the wallet's balance, 404 without a wallet."""
+    if not query.player_id:
         raise CommandRefused(422, "Die Anfrage braucht eine player_id.", "malformed")
-    wallet = await read_wallet(session, player_id)
-    return {"balance": wallet.balance}
+    wallet = await read_wallet(session, query.player_id)
+    return Balance(balance=wallet.balance)

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from libs.platform.contracts.commands import HoldStake, ReleaseStake, StakeHeld, StakeReleased
+from libs.platform.contracts.events import GameEnded, GameStarted
 from libs.platform.envelope import Event, EventType
 from libs.platform.rpc import CommandRefused
 from services.ledger.booking import (
@@ -46,20 +47,10 @@ StartedLoader = Callable[[str], Awaitable[Event | None]]
 
 
 class MalformedStakeCommand(CommandRefused):
-    """A hold or release request that lacks what it needs."""
+    """A hold or release request whose ids, key or amount the ledger cannot accept."""
 
     def __init__(self, reason: str) -> None:
         super().__init__(422, reason, "malformed")
-
-
-@dataclass(frozen=True)
-class StakeCommand:
-    """`ledger.cmd.hold` / `ledger.cmd.release`: whose stake, at which table, under which key."""
-
-    player_id: str
-    table_id: str
-    key: str
-    amount: int = 0
 
 
 def table_label(table_id: str) -> str:
@@ -82,25 +73,20 @@ def release_key(hold_key: str) -> str:
     return "release:" + hold_key.removeprefix("hold:")
 
 
-def parse_stake_command(payload: dict[str, Any], *, with_amount: bool) -> StakeCommand:
-    """Return the command, or refuse (422) one without ids, with a foreign key, or with a wrong amount."""
-    player_id, table_id, key = payload.get("player_id"), payload.get("table_id"), payload.get("key")
-    if not all(isinstance(value, str) and value and ":" not in value for value in (player_id, table_id)):
+def check_stake_command(command: HoldStake | ReleaseStake) -> None:
+    """Refuse (422) a hold or release without ids, with a foreign key, or (a hold) with a wrong amount."""
+    if not all(value and ":" not in value for value in (command.player_id, command.table_id)):
         raise MalformedStakeCommand("Die Anfrage braucht player_id und table_id.")
-    assert isinstance(player_id, str) and isinstance(table_id, str)
     # Keys are scoped to the seat, so a caller can never take the key of a game's booking.
-    if not isinstance(key, str) or not key.startswith(f"hold:{table_id}:{player_id}:") or len(key) > 250:
+    if not command.key.startswith(f"hold:{command.table_id}:{command.player_id}:") or len(command.key) > 250:
         raise MalformedStakeCommand("Der Schlüssel eines Einsatzes ist „hold:<Tisch>:<Spieler>:<Runde>“.")
-    if not with_amount:
-        return StakeCommand(player_id=player_id, table_id=table_id, key=key)
-    amount = payload.get("amount")
-    if isinstance(amount, bool) or not isinstance(amount, int) or not 0 < amount <= MAX_STAKE:
+    if isinstance(command, HoldStake) and not 0 < command.amount <= MAX_STAKE:
         raise MalformedStakeCommand(f"Ein Einsatz ist 1 bis {MAX_STAKE} Taler.")
-    return StakeCommand(player_id=player_id, table_id=table_id, key=key, amount=amount)
 
 
-async def hold_stake(session: AsyncSession, command: StakeCommand) -> dict[str, Any]:
+async def hold_stake(session: AsyncSession, command: HoldStake) -> StakeHeld:
     """Move the stake from the wallet to the seat's hold account once per key; refuse 409 when broke."""
+    check_stake_command(command)
     wallet = await read_wallet(session, command.player_id)
     hold = hold_account(command.table_id, command.player_id)
     await open_account(session, hold, AccountKind.HOLD, f"{command.table_id}:{command.player_id}")
@@ -115,38 +101,36 @@ async def hold_stake(session: AsyncSession, command: StakeCommand) -> dict[str, 
                                 f"du hast {wallet.balance} Taler.") from error
     held = dict(booking.postings).get(hold, 0)
     balance = (await read_wallet(session, command.player_id)).balance
-    return {"held": held, "balance": balance, "duplicate": booking.is_duplicate}
+    return StakeHeld(held=held, balance=balance, duplicate=booking.is_duplicate)
 
 
-async def release_stake(session: AsyncSession, command: StakeCommand) -> dict[str, Any]:
+async def release_stake(session: AsyncSession, command: ReleaseStake) -> StakeReleased:
     """Give back what the hold under `command.key` put aside, as far as it is still held (once per key)."""
+    check_stake_command(command)
     hold = hold_account(command.table_id, command.player_id)
     released = await find_booking(session, release_key(command.key))
     if released is not None:
-        return {"released": dict(released.postings).get(wallet_account(command.player_id), 0), "duplicate": True}
+        return StakeReleased(released=dict(released.postings).get(wallet_account(command.player_id), 0),
+                             duplicate=True)
     held = await find_booking(session, command.key)
     if held is None:
-        return {"released": 0, "duplicate": False}
+        return StakeReleased(released=0, duplicate=False)
     still_held = await _balance(session, hold)
     amount = min(dict(held.postings).get(hold, 0), still_held)
     if amount <= 0:  # already gone into a game's pot
-        return {"released": 0, "duplicate": False}
+        return StakeReleased(released=0, duplicate=False)
     booking = await post_transaction(
         session, release_key(command.key), STAKE_RELEASED,
         [(hold, -amount), (wallet_account(command.player_id), amount)],
         memo=f"Einsatz zurück: Tisch {table_label(command.table_id)} vor dem Start verlassen",
     )
-    return {"released": amount, "duplicate": booking.is_duplicate}
+    return StakeReleased(released=amount, duplicate=booking.is_duplicate)
 
 
-def stake_of(started: Event) -> tuple[str, int] | None:
+def stake_of(started: GameStarted) -> tuple[str, int] | None:
     """Return `(table_id, stake)` of a game played for a stake at a lobby table, else None."""
-    platform = started.data.get("platform")
-    stake = platform.get("stake") if isinstance(platform, dict) else None
-    table_id = started.data.get("table_id")
-    if isinstance(stake, bool) or not isinstance(stake, int) or stake <= 0:
-        return None
-    if not isinstance(table_id, str) or not table_id:
+    stake, table_id = started.platform.stake, started.table_id
+    if stake <= 0 or not table_id:
         return None
     return table_id, stake
 
@@ -155,11 +139,13 @@ async def collect_pot(session: AsyncSession, started: Event) -> Booking | None:
     """Move the seated registered humans' held stakes into the game's pot, once per game.
 
     Returns the pot's booking (one without postings when nobody had a stake held), None for a game
-    without stake. A seat whose hold is missing plays without stake and cannot win the pot.
+    without stake. A seat whose hold is missing plays without stake and cannot win the pot. Raises
+    ContractError for a malformed `GameStarted`.
     """
     if started.type != EventType.GAME_STARTED:
         return None
-    staked = stake_of(started)
+    payload = GameStarted.of(started)
+    staked = stake_of(payload)
     if staked is None:
         return None
     table_id, stake = staked
@@ -168,10 +154,10 @@ async def collect_pot(session: AsyncSession, started: Event) -> Booking | None:
     if existing is not None:
         return replace(existing, is_duplicate=True)
     postings: list[tuple[str, int]] = []
-    for seat in _seats(started.data):
-        if seat.get("kind") != "human" or seat.get("account") != "registered" or not seat.get("player_id"):
+    for seat in payload.seats:
+        if seat.kind != "human" or seat.account != "registered" or not seat.player_id:
             continue  # guests and computers never pay
-        hold = hold_account(table_id, str(seat["player_id"]))
+        hold = hold_account(table_id, seat.player_id)
         if await _balance(session, hold) >= stake:
             postings.append((hold, -stake))
     label = f"Topf der Partie {started.game_id[:8]} an Tisch {table_label(table_id)}"
@@ -236,17 +222,21 @@ def divide_pot(total: int, humans: Sequence[HumanSeat], table: str) -> PotDivisi
 
 
 async def settle_pot(session: AsyncSession, ended: Event, pot: Booking) -> Booking | None:
-    """Pay out the game's pot as `divide_pot` says, once per game; None when the pot is empty."""
+    """Pay out the game's pot as `divide_pot` says, once per game; None when the pot is empty.
+
+    Raises ContractError for a malformed `GameEnded`.
+    """
     existing = await find_booking(session, payout_key(ended.game_id))
     if existing is not None:
         return replace(existing, is_duplicate=True)
     pot_id = pot_account(ended.game_id)
     total = sum(amount for account, amount in pot.postings if account == pot_id)
-    table_id = str(ended.data.get("table_id") or "")
+    payload = GameEnded.of(ended)
+    table_id = payload.table_id or ""
     if total <= 0 or not table_id:
         return None
     paid = {account for account, amount in pot.postings if amount < 0}
-    division = divide_pot(total, _human_seats(ended.data, table_id, paid), table_label(table_id))
+    division = divide_pot(total, _human_seats(payload, table_id, paid), table_label(table_id))
     postings = [(pot_id, -total), *((wallet_account(player_id), amount) for player_id, amount in division.payouts)]
     if division.house:
         postings.append((HOUSE_ACCOUNT, division.house))
@@ -273,26 +263,18 @@ async def settle_game(session: AsyncSession, ended: Event, load_started: Started
     return await settle_pot(session, ended, pot)
 
 
-def _seats(data: dict[str, Any]) -> list[dict[str, Any]]:
-    seats = data.get("seats")
-    return [seat for seat in seats if isinstance(seat, dict)] if isinstance(seats, list) else []
-
-
-def _human_seats(data: dict[str, Any], table_id: str, paid: set[str]) -> list[HumanSeat]:
-    outcome = data.get("outcome") if isinstance(data.get("outcome"), dict) else {}
-    places = outcome.get("places") if isinstance(outcome, dict) else None
-    left = {int(index) for index in data.get("left") or [] if isinstance(index, int)}
+def _human_seats(ended: GameEnded, table_id: str, paid: set[str]) -> list[HumanSeat]:
+    places = ended.outcome.places
+    left = set(ended.left)
     humans = []
-    for index, seat in enumerate(_seats(data)):
-        player_id = seat.get("player_id")
-        if seat.get("kind") != "human" or not isinstance(player_id, str) or not player_id:
+    for index, seat in enumerate(ended.seats):
+        if seat.kind != "human" or not seat.player_id:
             continue
-        place = places[index] if isinstance(places, list) and index < len(places) else None
+        # A seat without a place (a malformed outcome) is ranked last rather than paid blindly.
+        place = places[index] if index < len(places) else len(ended.seats) + 1
         humans.append(HumanSeat(
-            seat=index, player_id=player_id,
-            # A seat without a place (a malformed outcome) is ranked last rather than paid blindly.
-            place=place if isinstance(place, int) and not isinstance(place, bool) else len(_seats(data)) + 1,
-            has_paid=hold_account(table_id, player_id) in paid, has_left=index in left,
+            seat=index, player_id=seat.player_id, place=place,
+            has_paid=hold_account(table_id, seat.player_id) in paid, has_left=index in left,
         ))
     return humans
 

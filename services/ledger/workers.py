@@ -2,37 +2,40 @@
 
 from __future__ import annotations
 
-import json
-from typing import Any
-
 from nats.aio.msg import Msg
 from nats.js import JetStreamContext
 from nats.js.errors import NotFoundError
 
 from libs.platform.consumers import run_pull_consumer
+from libs.platform.contracts.base import ContractError
+from libs.platform.contracts.commands import (
+    BALANCE,
+    HOLD_STAKE,
+    RELEASE_STAKE,
+    Balance,
+    BalanceQuery,
+    HoldStake,
+    ReleaseStake,
+    StakeHeld,
+    StakeReleased,
+)
+from libs.platform.contracts.events import PlayerRegistered
+from libs.platform.contracts.subjects import (
+    GAME_EVENTS,
+    GAMES_STREAM,
+    LEDGER_GAMES_DURABLE,
+    LEDGER_REGISTRATIONS_DURABLE,
+    LOBBY_STREAM,
+    PLAYER_REGISTERED,
+    game_subject,
+)
 from libs.platform.database import session_factory
 from libs.platform.envelope import Event, EventType
 from libs.platform.logging import get_logger
-from libs.platform.rpc import serve
+from libs.platform.rpc import answer
 from libs.platform.service import Runtime
-from libs.platform.streams import GAMES_STREAM, LOBBY_STREAM, PLAYER_REGISTERED, game_subject
-from services.ledger.handlers import answer_balance, open_wallet_for_registration, player_id_of_registration
-from services.ledger.stakes import (
-    StartedLoader,
-    collect_pot,
-    hold_stake,
-    parse_stake_command,
-    release_stake,
-    settle_game,
-)
-
-BALANCE_SUBJECT = "ledger.cmd.balance"
-HOLD_SUBJECT = "ledger.cmd.hold"
-RELEASE_SUBJECT = "ledger.cmd.release"
-QUEUE = "ledger"
-REGISTRATIONS_DURABLE = "ledger-registrations"
-GAMES_DURABLE = "ledger-games"
-GAME_EVENTS = "game.*.events"
+from services.ledger.handlers import answer_balance, open_wallet_for_registration
+from services.ledger.stakes import StartedLoader, collect_pot, hold_stake, release_stake, settle_game
 
 
 async def consume_registrations(runtime: Runtime) -> None:
@@ -43,22 +46,21 @@ async def consume_registrations(runtime: Runtime) -> None:
 
     async def handle(msg: Msg) -> None:
         try:
-            payload = json.loads(msg.data)
-        except ValueError:
-            payload = None
-        player_id = player_id_of_registration(payload)
-        if player_id is None:
+            registered = PlayerRegistered.decode(msg.data)
+            if not registered.player_id:
+                raise ContractError("Die Nachricht player_registered ist ungültig: „player_id“ ist leer.")
+        except ContractError as error:
             # Redelivering cannot repair a malformed fact: log it and let it be acked.
-            log.error("registration_malformed", data=msg.data[:200].decode(errors="replace"))
+            log.error("registration_malformed", data=msg.data[:200].decode(errors="replace"), problem=error.reason)
             return
         async with sessions() as session, session.begin():
             booking = await open_wallet_for_registration(
-                session, player_id, runtime.settings.starting_balance
+                session, registered.player_id, runtime.settings.starting_balance
             )
-        log.info("wallet_opened", player_id=player_id,
+        log.info("wallet_opened", player_id=registered.player_id,
                  duplicate=booking.is_duplicate if booking is not None else False)
 
-    await run_pull_consumer(runtime.js, stream=LOBBY_STREAM, durable=REGISTRATIONS_DURABLE,
+    await run_pull_consumer(runtime.js, stream=LOBBY_STREAM, durable=LEDGER_REGISTRATIONS_DURABLE,
                             subject=PLAYER_REGISTERED, handler=handle)
 
 
@@ -67,11 +69,11 @@ async def serve_balance_requests(runtime: Runtime) -> None:
     assert runtime.engine is not None
     sessions = session_factory(runtime.engine)
 
-    async def handle(payload: dict[str, Any]) -> dict[str, Any]:
+    async def handle(query: BalanceQuery) -> Balance:
         async with sessions() as session:
-            return await answer_balance(session, payload)
+            return await answer_balance(session, query)
 
-    await serve(runtime.nc, BALANCE_SUBJECT, QUEUE, handle)
+    await answer(runtime.nc, BALANCE, handle)
 
 
 async def serve_stake_requests(runtime: Runtime) -> None:
@@ -79,18 +81,16 @@ async def serve_stake_requests(runtime: Runtime) -> None:
     assert runtime.engine is not None
     sessions = session_factory(runtime.engine)
 
-    async def hold(payload: dict[str, Any]) -> dict[str, Any]:
-        command = parse_stake_command(payload, with_amount=True)
+    async def hold(command: HoldStake) -> StakeHeld:
         async with sessions() as session, session.begin():
             return await hold_stake(session, command)
 
-    async def release(payload: dict[str, Any]) -> dict[str, Any]:
-        command = parse_stake_command(payload, with_amount=False)
+    async def release(command: ReleaseStake) -> StakeReleased:
         async with sessions() as session, session.begin():
             return await release_stake(session, command)
 
-    await serve(runtime.nc, HOLD_SUBJECT, QUEUE, hold)
-    await serve(runtime.nc, RELEASE_SUBJECT, QUEUE, release)
+    await answer(runtime.nc, HOLD_STAKE, hold)
+    await answer(runtime.nc, RELEASE_STAKE, release)
 
 
 def started_loader(js: JetStreamContext) -> StartedLoader:
@@ -122,17 +122,22 @@ async def consume_game_events(runtime: Runtime) -> None:
         if not isinstance(event.data, dict):
             return
         # PlayerLeft moves nothing: the leaver's stake stays in the pot and GameEnded names who left.
-        if event.type == EventType.GAME_STARTED:
-            async with sessions() as session, session.begin():
-                booking = await collect_pot(session, event)
-            if booking is not None:
-                log.info("pot_collected", game_id=event.game_id, postings=len(booking.postings),
-                         duplicate=booking.is_duplicate)
-        elif event.type == EventType.GAME_ENDED:
-            async with sessions() as session, session.begin():
-                booking = await settle_game(session, event, load_started)
-            if booking is not None:
-                log.info("pot_paid", game_id=event.game_id, kind=booking.kind, duplicate=booking.is_duplicate)
+        try:
+            if event.type == EventType.GAME_STARTED:
+                async with sessions() as session, session.begin():
+                    booking = await collect_pot(session, event)
+                if booking is not None:
+                    log.info("pot_collected", game_id=event.game_id, postings=len(booking.postings),
+                             duplicate=booking.is_duplicate)
+            elif event.type == EventType.GAME_ENDED:
+                async with sessions() as session, session.begin():
+                    booking = await settle_game(session, event, load_started)
+                if booking is not None:
+                    log.info("pot_paid", game_id=event.game_id, kind=booking.kind, duplicate=booking.is_duplicate)
+        except ContractError as error:
+            # Redelivering cannot repair a malformed event: log it loudly and let it be acked.
+            log.error("game_event_malformed", game_id=event.game_id, n=event.n, type=event.type,
+                      problem=error.reason)
 
-    await run_pull_consumer(runtime.js, stream=GAMES_STREAM, durable=GAMES_DURABLE, subject=GAME_EVENTS,
+    await run_pull_consumer(runtime.js, stream=GAMES_STREAM, durable=LEDGER_GAMES_DURABLE, subject=GAME_EVENTS,
                             handler=handle, concurrency=8)

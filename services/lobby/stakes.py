@@ -16,13 +16,11 @@ from dataclasses import dataclass
 import nats.errors
 
 from libs.platform.auth import Identity, PlayerKind
+from libs.platform.contracts.commands import HOLD_STAKE, RELEASE_STAKE, HoldStake, ReleaseStake
 from libs.platform.logging import get_logger
-from libs.platform.rpc import CommandRefused, request
+from libs.platform.rpc import CommandRefused, call
 from libs.platform.service import Runtime
 from services.lobby.models import GameTable, Seat
-
-HOLD_SUBJECT = "ledger.cmd.hold"
-RELEASE_SUBJECT = "ledger.cmd.release"
 
 
 @dataclass(frozen=True)
@@ -47,8 +45,8 @@ async def hold_stake(runtime: Runtime, table: GameTable, seat: Seat, held: list[
     assert seat.player_id is not None
     key = f"hold:{table.table_id}:{seat.player_id}:{secrets.token_hex(6)}"
     try:
-        await request(runtime.nc, HOLD_SUBJECT, {"player_id": seat.player_id, "table_id": table.table_id,
-                                                 "amount": table.stake, "key": key})
+        await call(runtime.nc, HOLD_STAKE, HoldStake(player_id=seat.player_id, table_id=table.table_id,
+                                                     amount=table.stake, key=key))
     except CommandRefused as refusal:
         if refusal.code == "no_wallet":
             raise CommandRefused(409, "Deine Geldbörse ist noch nicht eröffnet – bitte versuche es gleich noch "
@@ -68,8 +66,8 @@ async def release_stake(runtime: Runtime, seat: Seat) -> None:
     if seat.stake_key is None or seat.player_id is None:
         return
     try:
-        await request(runtime.nc, RELEASE_SUBJECT, {"player_id": seat.player_id, "table_id": seat.table_id,
-                                                    "key": seat.stake_key})
+        await call(runtime.nc, RELEASE_STAKE, ReleaseStake(player_id=seat.player_id, table_id=seat.table_id,
+                                                           key=seat.stake_key))
     except (nats.errors.TimeoutError, nats.errors.NoRespondersError) as error:
         raise CommandRefused(503, "Das Konto ist gerade nicht erreichbar. Bitte versuche es gleich noch einmal.",
                              "ledger_unavailable") from error
@@ -79,8 +77,8 @@ async def release_stake(runtime: Runtime, seat: Seat) -> None:
 async def release_quietly(runtime: Runtime, stake: HeldStake) -> None:
     """Give a hold back as a compensation; a failure is logged (the hold then stays with the ledger)."""
     try:
-        await request(runtime.nc, RELEASE_SUBJECT, {"player_id": stake.player_id, "table_id": stake.table_id,
-                                                    "key": stake.key}, timeout=5.0)
+        await call(runtime.nc, RELEASE_STAKE, ReleaseStake(player_id=stake.player_id, table_id=stake.table_id,
+                                                           key=stake.key), timeout=5.0)
     except Exception:
         get_logger(table_id=stake.table_id, player_id=stake.player_id).error(
             "stake_release_failed", key=stake.key, exc_info=True)

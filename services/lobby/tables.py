@@ -14,10 +14,11 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from libs.platform.auth import Identity
+from libs.platform.contracts.commands import START_GAME, StartedReply, StartGame, StartSeat
+from libs.platform.contracts.events import PlatformSettings
 from libs.platform.logging import get_logger
-from libs.platform.rpc import CommandRefused, request
+from libs.platform.rpc import CommandRefused, call
 from libs.platform.service import Runtime
-from libs.platform.streams import TABLE_START
 from services.lobby.clock import clock_of
 from services.lobby.database import sessions_of
 from services.lobby.errors import conflict, invalid, table_not_found
@@ -399,18 +400,19 @@ async def _start(runtime: Runtime, session: AsyncSession, table: GameTable, seat
     # The id follows from the table and its previous game, so a start retried after a lost reply names
     # the same game: the table service then answers "game_exists" and nothing is started twice.
     game_id = hashlib.sha256(f"{table.table_id}:{table.game_id or ''}".encode()).hexdigest()[:32]
-    payload = {"game_id": game_id, "table_id": table.table_id, "game": table.game, "settings": table.settings,
-               "seats": [_seat_payload(seat) for seat in seats],
-               "platform": {"tempo": table.tempo, "think_time": table.think_time, "turbo": table.turbo,
-                            "stake": table.stake}}
+    command = StartGame(
+        game_id=game_id, table_id=table.table_id, game=table.game, settings=table.settings,
+        seats=[StartSeat(**_seat_payload(seat)) for seat in seats],
+        platform=PlatformSettings(tempo=table.tempo, think_time=table.think_time, turbo=table.turbo,
+                                  stake=table.stake))
     log = get_logger(table_id=table.table_id, game_id=game_id)
     try:
-        result = await request(runtime.nc, TABLE_START, payload)
+        result = await call(runtime.nc, START_GAME, command)
     except CommandRefused as refusal:
         if refusal.code != "game_exists":
             raise
         # Our own earlier attempt started it; only its reply was lost.
-        result = {"game_id": game_id, "rules": rule_module(table.game).rules_id}
+        result = StartedReply(game_id=game_id, rules=rule_module(table.game).rules_id, n=1)
     except (nats.errors.TimeoutError, nats.errors.NoRespondersError) as error:
         log.warning("table_start_unanswered")
         raise CommandRefused(503, "Der Spieltisch ist gerade nicht erreichbar. Bitte versuche es gleich "
@@ -418,8 +420,8 @@ async def _start(runtime: Runtime, session: AsyncSession, table: GameTable, seat
     for seat in seats:
         session.add(seat)
     table.status = PLAYING
-    table.game_id = str(result.get("game_id") or game_id)
-    table.rules = str(result.get("rules") or "") or None
+    table.game_id = result.game_id or game_id
+    table.rules = result.rules or None
     table.started_at = datetime.now(UTC)
     log.info("game_started", seats=len(seats))
 

@@ -3,24 +3,22 @@
 from __future__ import annotations
 
 import asyncio
-import json
-from typing import Any
 
 from nats.aio.msg import Msg
 from sqlalchemy import select, text
 
 from libs.platform.consumers import run_pull_consumer
-from libs.platform.envelope import EventType
+from libs.platform.contracts.base import ContractError
+from libs.platform.contracts.events import GameEnded
+from libs.platform.contracts.subjects import GAME_EVENTS, GAMES_STREAM, LOBBY_GAME_ENDS_DURABLE
+from libs.platform.envelope import Event, EventType
 from libs.platform.logging import get_logger
 from libs.platform.service import Runtime
-from libs.platform.streams import GAMES_STREAM
 from services.lobby.database import sessions_of
 from services.lobby.facts import publish_registration
 from services.lobby.models import Player
 from services.lobby.tables import finish_game, reopen_expired_rematches, start_deferred_rematches
 
-GAME_ENDS_DURABLE = "lobby-game-ends"
-GAME_EVENTS = "game.*.events"
 OUTBOX_INTERVAL = 2.0
 REMATCH_SWEEP_INTERVAL = 2.0
 # Registrations younger than this are still being published by their own request.
@@ -33,24 +31,28 @@ async def track_game_ends(runtime: Runtime) -> None:
     async def handle(msg: Msg) -> None:
         await record_game_end(runtime, msg.data)
 
-    await run_pull_consumer(runtime.js, stream=GAMES_STREAM, durable=GAME_ENDS_DURABLE, subject=GAME_EVENTS,
+    await run_pull_consumer(runtime.js, stream=GAMES_STREAM, durable=LOBBY_GAME_ENDS_DURABLE, subject=GAME_EVENTS,
                             handler=handle, concurrency=8)
 
 
 async def record_game_end(runtime: Runtime, raw: bytes) -> None:
     """Apply one game-log message: only `GameEnded` with a `data.table_id` changes anything."""
     try:
-        event: Any = json.loads(raw)
-    except ValueError:
-        return  # not an event of ours (e.g. a timer message); nothing to do, never redeliver
-    if not isinstance(event, dict) or event.get("type") != EventType.GAME_ENDED:
+        event = Event.decode(raw)
+    except (ValueError, TypeError):
+        return  # not an event of ours; nothing to do, never redeliver
+    if event.type != EventType.GAME_ENDED:
         return
-    data = event.get("data") or {}
-    table_id, game_id = data.get("table_id"), event.get("game_id")
-    if not table_id or not game_id:
+    try:
+        ended = GameEnded.of(event)
+    except ContractError as error:
+        # Redelivering cannot repair a malformed event: log it and let it be acked.
+        get_logger(game_id=event.game_id).error("game_ended_malformed", n=event.n, problem=error.reason)
         return
-    changed = await finish_game(runtime, str(table_id), str(game_id))
-    get_logger(table_id=table_id, game_id=game_id).info("game_ended", table_marked_finished=changed)
+    if not ended.table_id or not event.game_id:
+        return
+    changed = await finish_game(runtime, ended.table_id, event.game_id)
+    get_logger(table_id=ended.table_id, game_id=event.game_id).info("game_ended", table_marked_finished=changed)
 
 
 async def sweep_rematches(runtime: Runtime) -> None:

@@ -21,8 +21,8 @@ from typing import Any
 import pytest
 
 from libs.devservers.processes import DEFAULT_PORTS
-from libs.platform.streams import BOT_TURNS_STREAM
-from services.bot.turns import DURABLE as BOT_CONSUMER
+from libs.platform.contracts.subjects import BOT_TURNS_DURABLE as BOT_CONSUMER
+from libs.platform.contracts.subjects import BOT_TURNS_STREAM
 
 yaml = pytest.importorskip("yaml")
 

@@ -14,11 +14,11 @@ import pytest
 from nats.aio.client import Client as NatsClient
 from nats.js.errors import NotFoundError
 
+from libs.platform.contracts.events import EndedSeat, GameEnded, MoveMade, Outcome
+from libs.platform.contracts.subjects import GAMES_STREAM, LEADERBOARD_DURABLE, game_subject
 from libs.platform.envelope import GENESIS, Event, EventType, new_event
 from libs.platform.settings import Settings
-from libs.platform.streams import GAMES_STREAM, game_subject
 from services.leaderboard.app import create_app
-from services.leaderboard.workers import DURABLE
 from tests.conftest import running_app
 
 
@@ -64,14 +64,14 @@ def game_ended(
     at: datetime | None = None,
 ) -> Event:
     """A sealed `GameEnded` event as the table service appends it."""
-    data = {
-        "game": "speedmosaik", "variant": variant, "rules": "speedmosaik@1", "table_id": f"t-{new_id()[:8]}",
-        "seats": [{**seat, "seat": index} for index, seat in enumerate(seats)],
-        "outcome": {"places": list(places), "scores": list(scores), "tie_break": [0] * len(seats),
-                    "leaderboard_points": list(points), "lines": [[] for _ in seats],
-                    "summary": {"key": "summary", "params": {}}},
-        "seed": "ab" * 32, "left": list(left), "left_with_other_humans": list(left_with_other_humans),
-    }
+    data = GameEnded(
+        game="speedmosaik", variant=variant, rules="speedmosaik@1", table_id=f"t-{new_id()[:8]}",
+        seats=[EndedSeat(**seat, seat=index) for index, seat in enumerate(seats)],
+        outcome=Outcome(places=list(places), scores=list(scores), tie_break=[0] * len(seats),
+                        leaderboard_points=list(points), lines=[[] for _ in seats],
+                        summary={"key": "summary", "params": {}, "text": "Ende."}),
+        seed="ab" * 32, left=list(left), left_with_other_humans=list(left_with_other_humans),
+    ).to_data()
     return new_event(game_id=game_id or new_id(), n=n, type=EventType.GAME_ENDED, actor="system",
                      rules="speedmosaik@1", data=data, prev="cd" * 32, at=at)
 
@@ -79,7 +79,7 @@ def game_ended(
 def move_made(game_id: str) -> Event:
     """A `MoveMade` event, which the leaderboard does not project."""
     return new_event(game_id=game_id, n=2, type=EventType.MOVE_MADE, actor="p-1", rules="speedmosaik@1",
-                     data={"seat": 0, "move": {"take": "blau"}}, prev=GENESIS)
+                     data=MoveMade(seat=0, move={"take": "blau"}, chosen_by="player").to_data(), prev=GENESIS)
 
 
 async def publish(nc: NatsClient, event: Event, msg_id: str | None = None) -> int:
@@ -94,7 +94,7 @@ async def wait_until_consumed(nc: NatsClient, stream_seq: int, timeout: float = 
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         try:
-            info = await nc.jetstream().consumer_info(GAMES_STREAM, DURABLE)
+            info = await nc.jetstream().consumer_info(GAMES_STREAM, LEADERBOARD_DURABLE)
         except NotFoundError:  # the worker creates its consumer moments after startup
             await asyncio.sleep(0.05)
             continue

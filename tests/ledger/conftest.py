@@ -15,12 +15,11 @@ from nats.js.errors import NotFoundError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from libs.platform.auth import Identity, PlayerKind, issue_token
+from libs.platform.contracts.subjects import LEDGER_REGISTRATIONS_DURABLE, LOBBY_STREAM, PLAYER_REGISTERED
 from libs.platform.database import create_engine, session_factory
 from libs.platform.settings import Settings
-from libs.platform.streams import LOBBY_STREAM, PLAYER_REGISTERED
 from services.ledger.app import create_app
 from services.ledger.handlers import open_wallet_for_registration
-from services.ledger.workers import REGISTRATIONS_DURABLE
 from tests.conftest import running_app
 
 
@@ -78,7 +77,7 @@ async def wait_until_consumed(nc: NatsClient, stream_seq: int, timeout: float = 
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         try:
-            info = await nc.jetstream().consumer_info(LOBBY_STREAM, REGISTRATIONS_DURABLE)
+            info = await nc.jetstream().consumer_info(LOBBY_STREAM, LEDGER_REGISTRATIONS_DURABLE)
         except NotFoundError:  # the ledger's worker creates its consumer moments after startup
             await asyncio.sleep(0.05)
             continue

@@ -14,14 +14,22 @@ from nats.aio.client import Client as NatsClient
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from libs.platform.contracts.events import (
+    EndedSeat,
+    GameEnded,
+    GameSeat,
+    GameStarted,
+    Outcome,
+    PlatformSettings,
+    PlayerLeft,
+)
+from libs.platform.contracts.subjects import GAMES_STREAM, LEDGER_GAMES_DURABLE, game_subject
 from libs.platform.envelope import GENESIS, Event, EventType, new_event
 from libs.platform.rpc import CommandRefused, request
 from libs.platform.settings import Settings
-from libs.platform.streams import GAMES_STREAM, game_subject
 from services.ledger.booking import HOUSE_ACCOUNT, hold_account, pot_account
 from services.ledger.models import Account
 from services.ledger.stakes import collect_pot, settle_game
-from services.ledger.workers import GAMES_DURABLE
 from tests.ledger.conftest import token_for
 
 Sessions = async_sessionmaker[AsyncSession]
@@ -93,22 +101,29 @@ class GameLog:
                                           headers={"Nats-Msg-Id": msg_id or event.msg_id})
 
     def started_data(self) -> dict[str, Any]:
-        return {"game": "speedmosaik", "rules": "speedmosaik@1", "settings": {"workshop": "kachelwand"},
-                "seats": self.seats, "table_id": self.table_id, "seed": "00" * 32, "seed_commitment": "0" * 64,
-                "platform": {"tempo": "normal", "think_time": 120, "turbo": False, "stake": self.stake}}
+        return GameStarted(
+            game="speedmosaik", rules="speedmosaik@1", settings={"workshop": "kachelwand"},
+            seats=[GameSeat(**seat) for seat in self.seats], table_id=self.table_id, seed="00" * 32,
+            seed_commitment="0" * 64,
+            platform=PlatformSettings(tempo="normal", think_time=120, turbo=False, stake=self.stake),
+        ).to_data()
 
     def ended_data(self, places: list[int], left: Sequence[int] = ()) -> dict[str, Any]:
-        return {"game": "speedmosaik", "variant": "kachelwand", "rules": "speedmosaik@1",
-                "table_id": self.table_id, "seats": [{**seat, "seat": i} for i, seat in enumerate(self.seats)],
-                "outcome": {"places": places, "scores": [0] * len(places)}, "seed": "00" * 32,
-                "left": list(left), "left_with_other_humans": list(left)}
+        count = len(places)
+        return GameEnded(
+            game="speedmosaik", variant="kachelwand", rules="speedmosaik@1", table_id=self.table_id,
+            seats=[EndedSeat(**seat, seat=i) for i, seat in enumerate(self.seats)],
+            outcome=Outcome(places=places, scores=[0] * count, tie_break=[0] * count, lines=[[] for _ in places],
+                            leaderboard_points=[0] * count, summary={"key": "ende", "params": {}, "text": "Ende."}),
+            seed="00" * 32, left=list(left), left_with_other_humans=list(left),
+        ).to_data()
 
     async def start(self) -> None:
         await self.append(EventType.GAME_STARTED, self.started_data())
 
     async def leave(self, seat: int) -> None:
-        await self.append(EventType.PLAYER_LEFT, {"seat": seat, "player_id": self.seats[seat]["player_id"],
-                                                  "with_other_humans": True})
+        await self.append(EventType.PLAYER_LEFT, PlayerLeft(seat=seat, player_id=self.seats[seat]["player_id"],
+                                                            with_other_humans=True).to_data())
 
     async def end(self, places: list[int], left: Sequence[int] = ()) -> None:
         await self.append(EventType.GAME_ENDED, self.ended_data(places, left))
@@ -119,7 +134,7 @@ async def ledger_has_read_every_game_event(nc: NatsClient, timeout: float = 15.0
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         try:
-            info = await nc.jetstream().consumer_info(GAMES_STREAM, GAMES_DURABLE)
+            info = await nc.jetstream().consumer_info(GAMES_STREAM, LEDGER_GAMES_DURABLE)
             if info.num_pending == 0 and info.num_ack_pending == 0:
                 return
         except Exception:  # the consumer appears moments after the ledger starts

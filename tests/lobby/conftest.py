@@ -21,18 +21,26 @@ import pytest
 from nats.aio.client import Client as NatsClient
 
 from libs.devservers import NatsServer
+from libs.platform.contracts.commands import StartedReply, StartGame
+from libs.platform.contracts.events import EndedSeat, GameEnded, GameSeat, GameStarted, Outcome, PlatformSettings
+from libs.platform.contracts.subjects import (
+    GAMES_STREAM,
+    LEDGER_GAMES_DURABLE,
+    LOBBY_GAME_ENDS_DURABLE,
+    TABLE_START,
+    game_subject,
+)
 from libs.platform.envelope import GENESIS, EventType, new_event
 from libs.platform.rpc import CommandRefused, request, serve
 from libs.platform.service import Runtime
 from libs.platform.settings import Settings
-from libs.platform.streams import GAMES_STREAM, TABLE_START, game_subject
 from services.ledger.app import create_app as create_ledger_app
 from services.lobby.app import create_app
 from services.lobby.clock import Clock
 from tests.conftest import Infrastructure, running_app
 
 STARTING_TALER = 100
-GAME_CONSUMERS = ("lobby-game-ends", "ledger-games")
+GAME_CONSUMERS = (LOBBY_GAME_ENDS_DURABLE, LEDGER_GAMES_DURABLE)
 
 
 class ShiftedClock(Clock):
@@ -71,14 +79,18 @@ class TableStandIn:
         self.requests.append(payload)
         if self.refusal is not None:
             raise self.refusal
-        started = new_event(game_id=payload["game_id"], n=1, type=EventType.GAME_STARTED, actor="system",
-                            rules="speedmosaik@1", prev=GENESIS,
-                            data={"game": payload["game"], "rules": "speedmosaik@1", "settings": payload["settings"],
-                                  "seats": payload["seats"], "platform": payload.get("platform"),
-                                  "table_id": payload["table_id"], "seed": "00" * 32})
+        command = StartGame.from_data(payload)
+        assert command.game_id is not None
+        seats = [GameSeat(name=seat.name or "", kind=seat.kind, player_id=seat.player_id, level=seat.level,
+                          account=seat.account) for seat in command.seats]
+        data = GameStarted(game=command.game, rules="speedmosaik@1", settings=command.settings or {}, seats=seats,
+                           platform=command.platform or PlatformSettings(), table_id=command.table_id,
+                           seed="00" * 32, seed_commitment="0" * 64).to_data()
+        started = new_event(game_id=command.game_id, n=1, type=EventType.GAME_STARTED, actor="system",
+                            rules="speedmosaik@1", prev=GENESIS, data=data)
         await self.nc.jetstream().publish(game_subject(started.game_id), started.encode(),
                                           headers={"Nats-Msg-Id": started.msg_id})
-        return {"game_id": payload["game_id"], "rules": "speedmosaik@1", "n": 1}
+        return StartedReply(game_id=command.game_id, rules="speedmosaik@1", n=1).to_data()
 
     @property
     def last(self) -> dict[str, Any]:
@@ -186,7 +198,7 @@ async def game_events_are_read(nc: NatsClient, timeout: float = 15.0) -> None:
             try:
                 info = await js.consumer_info(GAMES_STREAM, durable)
             except Exception:  # the ledger is not running in every test, or its consumer is just starting
-                if durable != "lobby-game-ends":
+                if durable != LOBBY_GAME_ENDS_DURABLE:
                     break
                 info = None
             if info is not None and info.num_pending == 0 and info.num_ack_pending == 0:
@@ -198,11 +210,23 @@ async def game_events_are_read(nc: NatsClient, timeout: float = 15.0) -> None:
 async def end_game(nc: NatsClient, started: dict[str, Any], places: Sequence[int] | None = None,
                    left: Sequence[int] = ()) -> None:
     """Append `GameEnded` to the game the table stand-in was asked to start, and wait until it is read."""
-    seats = [{**seat, "seat": index} for index, seat in enumerate(started["seats"])]
+    data = game_ended_data(started["table_id"], started["seats"], places, left)
     event = new_event(game_id=started["game_id"], n=2, type=EventType.GAME_ENDED, actor="system",
-                      rules="speedmosaik@1", prev="0" * 64,
-                      data={"game": "speedmosaik", "table_id": started["table_id"], "seats": seats,
-                            "outcome": {"places": list(places or range(1, len(seats) + 1))},
-                            "left": list(left), "left_with_other_humans": list(left)})
+                      rules="speedmosaik@1", prev="0" * 64, data=data)
     await nc.jetstream().publish(game_subject(event.game_id), event.encode(), headers={"Nats-Msg-Id": event.msg_id})
     await game_events_are_read(nc)
+
+
+def game_ended_data(table_id: str, seats: Sequence[dict[str, Any]], places: Sequence[int] | None = None,
+                    left: Sequence[int] = ()) -> dict[str, Any]:
+    """`GameEnded`'s data as the table writes it, for `seats` as the table stand-in was asked to seat them."""
+    count = len(seats)
+    ranks = list(places or range(1, count + 1))
+    return GameEnded(
+        game="speedmosaik", variant="kachelwand", rules="speedmosaik@1", table_id=table_id,
+        seats=[EndedSeat(seat=index, name=seat["name"], kind=seat["kind"], player_id=seat.get("player_id"),
+                         level=seat.get("level"), account=seat.get("account")) for index, seat in enumerate(seats)],
+        outcome=Outcome(places=ranks, scores=[0] * count, tie_break=[0] * count, lines=[[] for _ in seats],
+                        leaderboard_points=[0] * count, summary={"key": "ende", "params": {}, "text": "Ende."}),
+        seed="00" * 32, left=list(left), left_with_other_humans=list(left),
+    ).to_data()

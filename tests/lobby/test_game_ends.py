@@ -7,10 +7,10 @@ from typing import Any
 
 from nats.aio.client import Client as NatsClient
 
+from libs.platform.contracts.events import MoveMade
+from libs.platform.contracts.subjects import GAMES_STREAM, LOBBY_GAME_ENDS_DURABLE, game_subject
 from libs.platform.envelope import EventType, new_event
-from libs.platform.streams import GAMES_STREAM, game_subject
-from services.lobby.workers import GAME_ENDS_DURABLE
-from tests.lobby.conftest import Lobby, TableStandIn, new_guest
+from tests.lobby.conftest import Lobby, TableStandIn, game_ended_data, new_guest
 
 
 async def append(nc: NatsClient, game_id: str, n: int, type: str, data: dict[str, Any]) -> None:
@@ -25,7 +25,7 @@ async def lobby_has_read_every_game_event(nc: NatsClient, timeout: float = 10.0)
     deadline = asyncio.get_running_loop().time() + timeout
     while True:
         try:
-            info = await js.consumer_info(GAMES_STREAM, GAME_ENDS_DURABLE)
+            info = await js.consumer_info(GAMES_STREAM, LOBBY_GAME_ENDS_DURABLE)
             if info.num_pending == 0 and info.num_ack_pending == 0:
                 return
         except Exception:  # the consumer may not exist yet right after start-up
@@ -45,11 +45,12 @@ async def test_table_is_finished_after_game_ended(
     table = (await lobby.http.post("/tables/solo", json={"opponents": 1}, headers=anna["headers"])).json()
     table_id, game_id = table["table_id"], table["game_id"]
 
-    await append(lobby_nc, game_id, 2, EventType.MOVE_MADE, {"seat": 0})
+    await append(lobby_nc, game_id, 2, EventType.MOVE_MADE,
+                 MoveMade(seat=0, move={"source": "schale", "schale": 1}, chosen_by="player").to_data())
     await lobby_has_read_every_game_event(lobby_nc)
     assert await status_of(lobby, table_id) == "playing"
 
-    ended = {"game": "speedmosaik", "table_id": table_id, "seats": table_service.last["seats"], "outcome": {}}
+    ended = game_ended_data(table_id, table_service.last["seats"])
     await append(lobby_nc, game_id, 3, EventType.GAME_ENDED, ended)
     await lobby_has_read_every_game_event(lobby_nc)
     assert await status_of(lobby, table_id) == "finished"
@@ -67,7 +68,8 @@ async def test_the_end_of_another_game_does_not_finish_the_table(
     anna = await new_guest(lobby.http, "Anna")
     table = (await lobby.http.post("/tables/solo", json={"opponents": 2}, headers=anna["headers"])).json()
 
-    await append(lobby_nc, "f" * 32, 9, EventType.GAME_ENDED, {"table_id": table["table_id"]})
+    await append(lobby_nc, "f" * 32, 9, EventType.GAME_ENDED,
+                 game_ended_data(table["table_id"], table_service.last["seats"]))
     await lobby_has_read_every_game_event(lobby_nc)
 
     assert await status_of(lobby, table["table_id"]) == "playing"
@@ -79,7 +81,8 @@ async def test_an_open_table_game_ending_is_listed_as_finished(
     table = (await lobby.http.post("/tables", json={"player_count": 2}, headers=host["headers"])).json()
     started = (await lobby.http.post(f"/tables/{table['table_id']}/start", headers=host["headers"])).json()
 
-    await append(lobby_nc, started["game_id"], 2, EventType.GAME_ENDED, {"table_id": table["table_id"]})
+    await append(lobby_nc, started["game_id"], 2, EventType.GAME_ENDED,
+                 game_ended_data(table["table_id"], table_service.last["seats"]))
     await lobby_has_read_every_game_event(lobby_nc)
 
     finished = [entry["table_id"] for entry in (await lobby.http.get("/tables?status=finished")).json()]

@@ -8,7 +8,7 @@ from nats.aio.client import Client as NatsClient
 from nats.js.api import ConsumerConfig, DeliverPolicy
 from sqlalchemy import update
 
-from libs.platform.streams import LOBBY_STREAM, PLAYER_REGISTERED
+from libs.platform.contracts.subjects import LOBBY_STREAM, PLAYER_REGISTERED
 from services.lobby.database import sessions_of
 from services.lobby.models import Player
 from services.lobby.workers import publish_registrations_once

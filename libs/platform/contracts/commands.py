@@ -1,0 +1,300 @@
+"""Commands between services over NATS request/reply: each subject's request and reply type, and the envelope.
+
+A `Command` binds a subject to its queue group, request contract and reply contract. The serving service
+answers it with `libs.platform.rpc.answer(nc, COMMAND, handler)`, every caller uses
+`libs.platform.rpc.call(nc, COMMAND, request)`; both go through these types, so nobody reads another
+service's JSON by hand. A request that does not fit is refused with 422 and a German reason before the
+handler runs.
+
+On the wire a reply is `{"ok": true, "result": …}` or `{"ok": false, "status", "reason", "code"}`
+(`Accepted` / `Refused`): refusals travel as data, so a player reads the same German reason whichever
+service they talked to.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar, Generic, TypeVar
+
+import msgspec
+
+from libs.platform.contracts import subjects
+from libs.platform.contracts.base import Contract
+from libs.platform.contracts.events import PlatformSettings
+
+__all__ = [
+    "ADVISE",
+    "BALANCE",
+    "DECIDE",
+    "HOLD_STAKE",
+    "MAKE_MOVE",
+    "RELEASE_STAKE",
+    "START_GAME",
+    "VIEW_GAME",
+    "Accepted",
+    "Advice",
+    "AdviseRequest",
+    "Balance",
+    "BalanceQuery",
+    "Command",
+    "DecideRequest",
+    "Decision",
+    "GameViewReply",
+    "HoldStake",
+    "MakeMove",
+    "MoveMadeReply",
+    "Refused",
+    "ReleaseStake",
+    "ReplyEnvelope",
+    "StakeHeld",
+    "StakeReleased",
+    "StartGame",
+    "StartSeat",
+    "StartedReply",
+    "ViewGame",
+]
+
+Req = TypeVar("Req", bound=Contract)
+Rep = TypeVar("Rep")
+
+
+@dataclass(frozen=True)
+class Command(Generic[Req, Rep]):
+    """One request/reply subject: who serves it (queue group), what it is asked and what it answers."""
+
+    subject: str
+    queue: str
+    request: type[Req]
+    reply: type[Rep]
+
+
+# ---- Reply envelope -----------------------------------------------------------------------------------
+class Accepted(msgspec.Struct, kw_only=True, frozen=True):
+    """A command's answer: `{"ok": true, "result": …}`."""
+
+    ok: bool = True
+    result: Any
+
+
+class Refused(msgspec.Struct, kw_only=True, frozen=True):
+    """A command's refusal: `{"ok": false, "status", "reason", "code"}` (HTTP-like status, German reason)."""
+
+    ok: bool = False
+    status: int
+    reason: str
+    code: str = "refused"
+
+
+class ReplyEnvelope(msgspec.Struct, kw_only=True, frozen=True):
+    """Either reply as the caller reads it; `result` is decoded afterwards into the command's reply type."""
+
+    ok: bool
+    result: msgspec.Raw = msgspec.Raw(b"null")
+    status: int = 500
+    reason: str = ""
+    code: str = "refused"
+
+
+# ---- table.cmd.start (lobby → table) -------------------------------------------------------------------
+class StartSeat(Contract, frozen=True, kw_only=True):
+    """A seat the table is asked to fill; the table checks kind, level and player (German refusals)."""
+
+    WHAT: ClassVar[str] = "Ein Platz der Anfrage table.cmd.start"
+
+    kind: str
+    """"human" or "bot"."""
+    name: str | None = None
+    player_id: str | None = None
+    level: str | None = None
+    account: str | None = None
+
+
+class StartGame(Contract, frozen=True, kw_only=True):
+    """Start a game (the lobby for its tables; the table's own solo route builds the same command)."""
+
+    WHAT: ClassVar[str] = "Die Anfrage table.cmd.start"
+
+    game: str
+    game_id: str | None = None
+    """Chosen by the caller so a retried start names the same game (None: the table picks one)."""
+    table_id: str | None = None
+    settings: dict[str, Any] | None = None
+    """The game's settings; the rule module normalises them."""
+    seats: list[StartSeat]
+    platform: PlatformSettings | None = None
+
+
+class StartedReply(Contract, frozen=True, kw_only=True):
+    """The started game: its id, rule module id and event count (1)."""
+
+    WHAT: ClassVar[str] = "Die Antwort auf table.cmd.start"
+
+    game_id: str
+    rules: str
+    n: int
+
+
+START_GAME = Command(subjects.TABLE_START, subjects.TABLE_QUEUE, StartGame, StartedReply)
+
+
+# ---- table.cmd.move (bot → table) ----------------------------------------------------------------------
+class MakeMove(Contract, frozen=True, kw_only=True):
+    """Make a move for a seat (a computer's decision); with `expected_n` only on that very position."""
+
+    WHAT: ClassVar[str] = "Die Anfrage table.cmd.move"
+
+    game_id: str
+    seat: int
+    move: dict[str, Any]
+    actor: str = "system"
+    chosen_by: str = "bot"
+    expected_n: int | None = None
+
+
+class MoveMadeReply(Contract, frozen=True, kw_only=True):
+    """The game after the move: its id and event count."""
+
+    WHAT: ClassVar[str] = "Die Antwort auf table.cmd.move"
+
+    game_id: str
+    n: int
+
+
+MAKE_MOVE = Command(subjects.TABLE_MOVE, subjects.TABLE_QUEUE, MakeMove, MoveMadeReply)
+
+
+# ---- table.cmd.view (any service → table) --------------------------------------------------------------
+class ViewGame(Contract, frozen=True, kw_only=True):
+    """Read a game as seat `seat` sees it (None: as a spectator)."""
+
+    WHAT: ClassVar[str] = "Die Anfrage table.cmd.view"
+
+    game_id: str
+    seat: int | None = None
+
+
+GameViewReply = dict[str, Any]
+"""The game view, as `GET /games/{id}/view` answers it (its board is the rule module's view)."""
+
+VIEW_GAME: Command[ViewGame, GameViewReply] = Command(subjects.TABLE_VIEW, subjects.TABLE_QUEUE, ViewGame, dict)
+
+
+# ---- bot.cmd.decide (table → bot) ----------------------------------------------------------------------
+class DecideRequest(Contract, frozen=True, kw_only=True):
+    """Decide one move for `seat` from its view (the computer stepping in when a think time ran out)."""
+
+    WHAT: ClassVar[str] = "Die Anfrage bot.cmd.decide"
+
+    rules: str
+    seat: int
+    view: dict[str, Any]
+    level: str = "normal"
+    game_id: str = ""
+    n: int = 0
+    """With `game_id` and `seat`: what the decision's random generator is seeded from."""
+
+
+class Decision(Contract, frozen=True, kw_only=True):
+    """The move the computer chose."""
+
+    WHAT: ClassVar[str] = "Die Antwort auf bot.cmd.decide"
+
+    move: dict[str, Any]
+
+
+DECIDE = Command(subjects.BOT_DECIDE, subjects.BOT_QUEUE, DecideRequest, Decision)
+
+
+# ---- bot.cmd.advise (table → bot) ----------------------------------------------------------------------
+class AdviseRequest(Contract, frozen=True, kw_only=True):
+    """"Rat des Meisters": the strong computer's move for `seat` from its view, with a reason."""
+
+    WHAT: ClassVar[str] = "Die Anfrage bot.cmd.advise"
+
+    rules: str
+    seat: int
+    view: dict[str, Any]
+    game_id: str = ""
+    n: int = 0
+
+
+class Advice(Contract, frozen=True, kw_only=True):
+    """The advised move (None: the strong computer would not act now) and its German reason."""
+
+    WHAT: ClassVar[str] = "Die Antwort auf bot.cmd.advise"
+
+    move: dict[str, Any] | None
+    reason: dict[str, Any]
+
+
+ADVISE = Command(subjects.BOT_ADVISE, subjects.BOT_QUEUE, AdviseRequest, Advice)
+
+
+# ---- ledger.cmd.balance (any service → ledger) ---------------------------------------------------------
+class BalanceQuery(Contract, frozen=True, kw_only=True):
+    """A player's wallet balance (404 `no_wallet` for guests and unknown players)."""
+
+    WHAT: ClassVar[str] = "Die Anfrage ledger.cmd.balance"
+
+    player_id: str
+
+
+class Balance(Contract, frozen=True, kw_only=True):
+    """Taler in the wallet."""
+
+    WHAT: ClassVar[str] = "Die Antwort auf ledger.cmd.balance"
+
+    balance: int
+
+
+BALANCE = Command(subjects.LEDGER_BALANCE, subjects.LEDGER_QUEUE, BalanceQuery, Balance)
+
+
+# ---- ledger.cmd.hold / ledger.cmd.release (lobby → ledger) ---------------------------------------------
+class HoldStake(Contract, frozen=True, kw_only=True):
+    """Hold `amount` Taler of the player's wallet for a seat at a stake table, once per `key`.
+
+    `key` is `hold:<table_id>:<player_id>:<round>`; 409 "Nicht genug Taler …" when the wallet is short.
+    """
+
+    WHAT: ClassVar[str] = "Die Anfrage ledger.cmd.hold"
+
+    player_id: str
+    table_id: str
+    amount: int
+    key: str
+
+
+class StakeHeld(Contract, frozen=True, kw_only=True):
+    """What the hold put aside, the wallet's balance after it, and whether the key was booked before."""
+
+    WHAT: ClassVar[str] = "Die Antwort auf ledger.cmd.hold"
+
+    held: int
+    balance: int
+    duplicate: bool
+
+
+HOLD_STAKE = Command(subjects.LEDGER_HOLD, subjects.LEDGER_QUEUE, HoldStake, StakeHeld)
+
+
+class ReleaseStake(Contract, frozen=True, kw_only=True):
+    """Give back the hold booked under `key` (as far as it is still held), once."""
+
+    WHAT: ClassVar[str] = "Die Anfrage ledger.cmd.release"
+
+    player_id: str
+    table_id: str
+    key: str
+
+
+class StakeReleased(Contract, frozen=True, kw_only=True):
+    """How many Taler went back to the wallet, and whether the release was booked before."""
+
+    WHAT: ClassVar[str] = "Die Antwort auf ledger.cmd.release"
+
+    released: int
+    duplicate: bool
+
+
+RELEASE_STAKE = Command(subjects.LEDGER_RELEASE, subjects.LEDGER_QUEUE, ReleaseStake, StakeReleased)

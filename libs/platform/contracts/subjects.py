@@ -1,0 +1,92 @@
+"""Every NATS name of the platform, defined once: streams, subjects, queue groups and durable consumers.
+
+Who sends and who receives what is listed in docs/architecture.md ("Commands between services"); the
+message on each subject is a contract in `events`, `commands` or `messages` beside this module.
+"""
+
+from __future__ import annotations
+
+# ---- JetStream streams --------------------------------------------------------------------------------
+GAMES_STREAM = "GAMES"
+"""Every game's event log (the source of truth); one subject per game."""
+BOT_TURNS_STREAM = "BOT_TURNS"
+"""Work queue of "a computer must decide" requests; one shared consumer."""
+TIMERS_STREAM = "TIMERS"
+"""Durable think-time deadlines: schedules on timer.set.*, fired onto timer.fire.*."""
+LOBBY_STREAM = "LOBBY"
+"""Facts from the lobby (players registered)."""
+
+# ---- Subjects on the streams --------------------------------------------------------------------------
+GAME_EVENTS = "game.*.events"
+"""Every game's log (filter subject of the consumers that follow all games)."""
+BOT_TURNS = "bot.turn.*"
+"""Every game's "your turn" requests for computers."""
+TIMER_SETS = "timer.set.*.*"
+TIMER_FIRES = "timer.fire.*.*"
+"""Deadlines as JetStream delivers them when they are reached."""
+LOBBY_EVENTS = "lobby.events.>"
+PLAYER_REGISTERED = "lobby.events.player_registered"
+"""A player registered (the ledger opens their wallet)."""
+
+
+def game_subject(game_id: str) -> str:
+    """The subject of one game's event log."""
+    return f"game.{game_id}.events"
+
+
+def bot_turn_subject(game_id: str) -> str:
+    """The work-queue subject of "a bot must decide in this game" requests."""
+    return f"bot.turn.{game_id}"
+
+
+def timer_set_subject(game_id: str, seat: int) -> str:
+    """Where a seat's think-time deadline is scheduled (a new schedule replaces the old one)."""
+    return f"timer.set.{game_id}.{seat}"
+
+
+def timer_fire_subject(game_id: str, seat: int) -> str:
+    """Where JetStream delivers a seat's deadline when it is reached."""
+    return f"timer.fire.{game_id}.{seat}"
+
+
+# ---- Request/reply subjects and their queue groups ----------------------------------------------------
+TABLE_QUEUE = "table"
+TABLE_START = "table.cmd.start"
+TABLE_MOVE = "table.cmd.move"
+TABLE_VIEW = "table.cmd.view"
+
+BOT_QUEUE = "bots"
+BOT_DECIDE = "bot.cmd.decide"
+BOT_ADVISE = "bot.cmd.advise"
+
+LEDGER_QUEUE = "ledger"
+LEDGER_BALANCE = "ledger.cmd.balance"
+LEDGER_HOLD = "ledger.cmd.hold"
+LEDGER_RELEASE = "ledger.cmd.release"
+
+# ---- Durable consumers (shared by all replicas of their service) --------------------------------------
+TABLE_FOLLOWUP_DURABLE = "table-followup"
+"""Table: finishes games and asks computers to move, after every event (GAMES, game.*.events)."""
+TABLE_TIMERS_DURABLE = "table-timers"
+"""Table: the computer decides for a player whose deadline passed (TIMERS, timer.fire.*.*)."""
+BOT_TURNS_DURABLE = "bots"
+"""Bot: works the "your turn" queue (BOT_TURNS, bot.turn.*); KEDA scales the bots on its backlog."""
+LEDGER_REGISTRATIONS_DURABLE = "ledger-registrations"
+"""Ledger: opens a funded wallet per registration (LOBBY, lobby.events.player_registered)."""
+LEDGER_GAMES_DURABLE = "ledger-games"
+"""Ledger: collects and pays out stake pots (GAMES, game.*.events)."""
+LOBBY_GAME_ENDS_DURABLE = "lobby-game-ends"
+"""Lobby: marks a table finished when its game ends (GAMES, game.*.events)."""
+LEADERBOARD_DURABLE = "leaderboard"
+"""Leaderboard: projects every GameEnded into the lists (GAMES, game.*.events)."""
+
+
+# ---- De-duplication ids (Nats-Msg-Id) ------------------------------------------------------------------
+def bot_turn_msg_id(game_id: str, n: int, seat: int) -> str:
+    """One "your turn" request per game, position and seat, however often the follow-up runs."""
+    return f"{game_id}:{n}:{seat}"
+
+
+def registration_msg_id(player_id: str) -> str:
+    """The de-duplication id of a player's registration fact."""
+    return f"registered:{player_id}"
