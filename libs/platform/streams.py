@@ -9,46 +9,16 @@ from nats.js.api import DiscardPolicy, RetentionPolicy, StorageType, StreamConfi
 from nats.js.errors import BadRequestError, NotFoundError
 
 from libs.platform.contracts.subjects import (
-    BOT_ADVISE,
-    BOT_DECIDE,
     BOT_TURNS,
     BOT_TURNS_STREAM,
     GAME_EVENTS,
     GAMES_STREAM,
     LOBBY_EVENTS,
     LOBBY_STREAM,
-    PLAYER_REGISTERED,
-    TABLE_MOVE,
-    TABLE_START,
-    TABLE_VIEW,
     TIMER_FIRES,
     TIMER_SETS,
     TIMERS_STREAM,
-    bot_turn_subject,
-    game_subject,
-    timer_fire_subject,
-    timer_set_subject,
 )
-
-# The names are defined in libs.platform.contracts.subjects; older code may still import them from here.
-__all__ = [
-    "BOT_ADVISE",
-    "BOT_DECIDE",
-    "BOT_TURNS_STREAM",
-    "GAMES_STREAM",
-    "LOBBY_STREAM",
-    "PLAYER_REGISTERED",
-    "STREAMS",
-    "TABLE_MOVE",
-    "TABLE_START",
-    "TABLE_VIEW",
-    "TIMERS_STREAM",
-    "bot_turn_subject",
-    "ensure_streams",
-    "game_subject",
-    "timer_fire_subject",
-    "timer_set_subject",
-]
 
 STREAMS: tuple[StreamConfig, ...] = (
     StreamConfig(

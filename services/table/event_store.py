@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from nats.js import JetStreamContext
 from nats.js.errors import APIError, NotFoundError
 
+from libs.platform.contracts.subjects import GAMES_STREAM, game_subject
 from libs.platform.envelope import Event
-from libs.platform.streams import GAMES_STREAM, game_subject
 
 # JetStream's answer when Nats-Expected-Last-Subject-Sequence no longer holds: another writer was first.
 WRONG_LAST_SEQUENCE = 10071

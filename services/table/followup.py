@@ -7,21 +7,26 @@ nothing: JetStream redelivers the event to another replica.
 
 from __future__ import annotations
 
-import json
-
 from nats.aio.msg import Msg
 
 from libs.platform.consumers import run_pull_consumer
+from libs.platform.contracts.events import PlatformSettings
+from libs.platform.contracts.messages import BotTurn
+from libs.platform.contracts.subjects import (
+    BOT_TURNS_STREAM,
+    GAME_EVENTS,
+    GAMES_STREAM,
+    TABLE_FOLLOWUP_DURABLE,
+    bot_turn_msg_id,
+    bot_turn_subject,
+)
 from libs.platform.envelope import Event, EventType
 from libs.platform.logging import get_logger
 from libs.platform.service import Runtime
-from libs.platform.streams import BOT_TURNS_STREAM, GAMES_STREAM, bot_turn_subject
 from services.table import metrics
 from services.table.games import Games
 from services.table.records import CorruptLog, GameRecord
 from services.table.timers import start_clocks
-
-DURABLE = "table-followup"
 
 
 async def follow_up_events(runtime: Runtime) -> None:
@@ -44,15 +49,16 @@ async def follow_up_events(runtime: Runtime) -> None:
         await request_computer_moves(runtime, record)
         await start_clocks(runtime, record)
 
-    await run_pull_consumer(runtime.js, stream=GAMES_STREAM, durable=DURABLE, subject="game.*.events",
+    await run_pull_consumer(runtime.js, stream=GAMES_STREAM, durable=TABLE_FOLLOWUP_DURABLE, subject=GAME_EVENTS,
                             handler=handle, concurrency=32, ack_wait=5.0)
 
 
 def pace_of(record: GameRecord) -> float:
     """How long computers pause before moving, relative to the normal pace (tempo and turbo settings)."""
-    if record.platform.get("turbo"):
+    platform = PlatformSettings.from_data(record.platform)
+    if platform.turbo:
         return 0.0
-    return 0.5 if record.platform.get("tempo") == "schnell" else 1.0
+    return 0.5 if platform.tempo == "schnell" else 1.0
 
 
 async def request_computer_moves(runtime: Runtime, record: GameRecord) -> None:
@@ -61,19 +67,14 @@ async def request_computer_moves(runtime: Runtime, record: GameRecord) -> None:
         if not record.is_computer_seat(seat):
             continue
         level = record.seats[seat].level or "normal"
-        payload = {
-            "game_id": record.game_id,
-            "n": record.n,
-            "seat": seat,
-            "level": level,
-            "rules": record.module.rules_id,
-            "chosen_by": "bot" if record.seats[seat].is_bot else "departed",
-            "pace": pace_of(record),
-            "view": record.module.view(record.state, seat),
-        }
+        turn = BotTurn(
+            game_id=record.game_id, n=record.n, seat=seat, level=level, rules=record.module.rules_id,
+            chosen_by="bot" if record.seats[seat].is_bot else "departed", pace=pace_of(record),
+            view=record.module.view(record.state, seat),
+        )
         await runtime.js.publish(
-            bot_turn_subject(record.game_id), json.dumps(payload).encode(), stream=BOT_TURNS_STREAM,
-            headers={"Nats-Msg-Id": f"{record.game_id}:{record.n}:{seat}"},
+            bot_turn_subject(record.game_id), turn.encode(), stream=BOT_TURNS_STREAM,
+            headers={"Nats-Msg-Id": bot_turn_msg_id(record.game_id, record.n, seat)},
         )
         metrics.BOT_TURNS.inc()
         get_logger(game_id=record.game_id).debug("bot_turn_requested", seat=seat, n=record.n)

@@ -8,6 +8,17 @@ import uuid
 from collections import OrderedDict
 from typing import Any
 
+from libs.platform.contracts.commands import StartGame, StartSeat
+from libs.platform.contracts.events import (
+    EndedSeat,
+    GameEnded,
+    GameSeat,
+    GameStarted,
+    MoveMade,
+    Outcome,
+    PlatformSettings,
+    PlayerLeft,
+)
 from libs.platform.envelope import Event, EventType, new_event
 from libs.platform.rpc import CommandRefused
 from libs.platform.table_options import BOT_LEVELS, OFFERED_STAKES, TEMPOS, THINK_TIMES
@@ -58,28 +69,28 @@ class Games:
         return events
 
     # ---- commands ---------------------------------------------------------------------------------
-    async def start(self, command: dict[str, Any]) -> GameRecord:
+    async def start(self, command: StartGame) -> GameRecord:
         """Create a game from a start command and append its GameStarted event."""
-        game_id = str(command.get("game_id") or uuid.uuid4().hex)
+        game_id = command.game_id or uuid.uuid4().hex
         _check_id(game_id)
-        game = command.get("game")
         try:
-            module = registry.latest(str(game))
+            module = registry.latest(command.game)
         except (UnknownRules, KeyError) as error:
-            raise CommandRefused(422, f"Unbekanntes Spiel: {game}.", "unknown_game") from error
-        seats = _validate_seats(command.get("seats"))
+            raise CommandRefused(422, f"Unbekanntes Spiel: {command.game}.", "unknown_game") from error
+        seats = _validate_seats(command.seats)
         try:
-            settings = module.normalize_config(dict(command.get("settings") or {}), len(seats))
+            settings = module.normalize_config(dict(command.settings or {}), len(seats))
         except ConfigError as error:
             raise CommandRefused(422, error.reason, error.code) from error
-        platform = _validate_platform(command.get("platform"))
+        platform = _validate_platform(command.platform)
         seed = self._seeds.draw()
         event = new_event(
             game_id=game_id, n=1, type=EventType.GAME_STARTED, actor="system", rules=module.rules_id,
             prev="0" * 64,
-            data={"game": module.game, "rules": module.rules_id, "settings": settings, "seats": seats,
-                  "platform": platform, "table_id": command.get("table_id"), "seed": seed.hex(),
-                  "seed_commitment": commitment(seed)},
+            data=GameStarted(
+                game=module.game, rules=module.rules_id, settings=settings, seats=seats, platform=platform,
+                table_id=command.table_id, seed=seed.hex(), seed_commitment=commitment(seed),
+            ).to_data(),
         )
         async with self._lock(game_id):
             try:
@@ -124,7 +135,7 @@ class Games:
                 event = new_event(
                     game_id=game_id, n=record.n + 1, type=EventType.MOVE_MADE, actor=actor,
                     rules=record.module.rules_id, prev=record.last_hash,
-                    data={"seat": seat, "move": move, "chosen_by": chosen_by, "effects": applied[1]},
+                    data=MoveMade(seat=seat, move=move, chosen_by=chosen_by, effects=applied[1]).to_data(),
                 )
                 try:
                     seq = await self._append(event, expected_last_seq=record.last_seq)
@@ -153,7 +164,7 @@ class Games:
                 event = new_event(
                     game_id=game_id, n=record.n + 1, type=EventType.PLAYER_LEFT, actor=player_id,
                     rules=record.module.rules_id, prev=record.last_hash,
-                    data={"seat": seat, "player_id": player_id, "with_other_humans": bool(others)},
+                    data=PlayerLeft(seat=seat, player_id=player_id, with_other_humans=bool(others)).to_data(),
                 )
                 try:
                     seq = await self._append(event, expected_last_seq=record.last_seq)
@@ -174,11 +185,13 @@ class Games:
                 event = new_event(
                     game_id=game_id, n=record.n + 1, type=EventType.GAME_ENDED, actor="system",
                     rules=record.module.rules_id, prev=record.last_hash,
-                    data={"game": record.module.game, "variant": record.variant, "rules": record.module.rules_id,
-                          "table_id": record.started.data.get("table_id"),
-                          "seats": [seat.to_json() for seat in record.seats], "outcome": outcome.to_json(),
-                          "seed": record.started.data["seed"], "left": sorted(record.left),
-                          "left_with_other_humans": sorted(record.left_with_others)},
+                    data=GameEnded(
+                        game=record.module.game, variant=record.variant, rules=record.module.rules_id,
+                        table_id=GameStarted.of(record.started).table_id,
+                        seats=[EndedSeat(**seat.to_json()) for seat in record.seats],
+                        outcome=Outcome.from_data(outcome.to_json()), seed=record.started.data["seed"],
+                        left=sorted(record.left), left_with_other_humans=sorted(record.left_with_others),
+                    ).to_data(),
                 )
                 try:
                     seq = await self._append(event, expected_last_seq=record.last_seq)
@@ -244,34 +257,30 @@ def _check_id(game_id: str) -> None:
         raise CommandRefused(404, f"Die Partie {game_id[:64]} gibt es nicht.", "game_not_found")
 
 
-def _validate_platform(raw: Any) -> dict[str, Any]:
+def _validate_platform(raw: PlatformSettings | None) -> PlatformSettings:
     """Return the platform settings of a game: think time per decision (None: no clock), tempo, turbo."""
-    raw = raw if isinstance(raw, dict) else {}
-    think_time = raw.get("think_time")
-    if think_time is not None and think_time not in THINK_TIMES:
+    raw = raw or PlatformSettings()
+    if raw.think_time is not None and raw.think_time not in THINK_TIMES:
         raise CommandRefused(422, "Bedenkzeit gibt es als 30, 60, 90 oder 120 Sekunden oder „ohne“.", "malformed")
-    tempo = raw.get("tempo", "normal")
-    if tempo not in TEMPOS:
+    if raw.tempo not in TEMPOS:
         raise CommandRefused(422, "Tempo gibt es als „normal“ oder „schnell“.", "malformed")
-    stake = raw.get("stake", 0)
-    if not isinstance(stake, int) or isinstance(stake, bool) or stake not in (0, *OFFERED_STAKES):
+    if raw.stake not in (0, *OFFERED_STAKES):
         raise CommandRefused(422, "Einsatz gibt es als 10, 25, 50 oder 100 Taler (oder keinen).", "malformed")
-    return {"think_time": think_time, "tempo": tempo, "turbo": bool(raw.get("turbo", False)), "stake": stake}
+    return raw
 
 
-def _validate_seats(raw: Any) -> list[dict[str, Any]]:
-    if not isinstance(raw, list) or not raw:
+def _validate_seats(raw: list[StartSeat]) -> list[GameSeat]:
+    if not raw:
         raise CommandRefused(422, "Die Partie braucht Plätze.", "malformed")
     seats = []
     for i, seat in enumerate(raw):
-        if not isinstance(seat, dict) or seat.get("kind") not in SEAT_KINDS:
+        if seat.kind not in SEAT_KINDS:
             raise CommandRefused(422, f"Platz {i + 1} ist ungültig beschrieben.", "malformed")
-        if seat["kind"] == "bot" and seat.get("level") not in BOT_LEVELS:
+        if seat.kind == "bot" and seat.level not in BOT_LEVELS:
             raise CommandRefused(422, f"Unbekannte Computerstärke an Platz {i + 1}.", "malformed")
-        if seat["kind"] == "human" and not seat.get("player_id"):
+        if seat.kind == "human" and not seat.player_id:
             raise CommandRefused(422, f"Platz {i + 1}: Spieler fehlt.", "malformed")
-        name = str(seat.get("name") or ("Computer" if seat["kind"] == "bot" else f"Platz {i + 1}"))
-        seats.append({"name": name[:40], "kind": seat["kind"], "player_id": seat.get("player_id"),
-                      "level": seat.get("level") if seat["kind"] == "bot" else None,
-                      "account": seat.get("account")})
+        name = seat.name or ("Computer" if seat.kind == "bot" else f"Platz {i + 1}")
+        seats.append(GameSeat(name=name[:40], kind=seat.kind, player_id=seat.player_id,
+                              level=seat.level if seat.kind == "bot" else None, account=seat.account))
     return seats

@@ -13,10 +13,11 @@ from nats.js.api import ConsumerConfig, DeliverPolicy
 from pydantic import BaseModel, Field
 
 from libs.platform.auth import Identity, InvalidToken, verify_token
+from libs.platform.contracts.commands import ADVISE, AdviseRequest, StartGame, StartSeat
+from libs.platform.contracts.subjects import game_subject
 from libs.platform.envelope import ChainBroken, EventType, verify_chain
-from libs.platform.rpc import request
+from libs.platform.rpc import call
 from libs.platform.service import CurrentPlayer, Runtime, RuntimeDep
-from libs.platform.streams import BOT_ADVISE, game_subject
 from services.table import metrics
 from services.table.games import Games
 from services.table.records import CorruptLog, GameRecord, replay
@@ -66,12 +67,12 @@ async def create_game(body: CreateGame, player: CurrentPlayer, runtime: RuntimeD
         raise HTTPException(422, "Hier startest du eine Partie für dich allein gegen Computer; "
                                  "Tische mit anderen Menschen eröffnet die Lobby.")
     seats = [
-        {"kind": seat.kind, "level": seat.level, "name": player.name if seat.kind == "human" else seat.name,
-         "player_id": player.player_id if seat.kind == "human" else None,
-         "account": player.kind.value if seat.kind == "human" else None}
+        StartSeat(kind=seat.kind, level=seat.level, name=player.name if seat.kind == "human" else seat.name,
+                  player_id=player.player_id if seat.kind == "human" else None,
+                  account=player.kind.value if seat.kind == "human" else None)
         for seat in body.seats
     ]
-    record = await _games(runtime).start({"game": body.game, "settings": body.settings, "seats": seats})
+    record = await _games(runtime).start(StartGame(game=body.game, settings=body.settings, seats=seats))
     return game_view(record, _seat_of(record, player))
 
 
@@ -135,13 +136,13 @@ async def master_advice(game_id: str, player: CurrentPlayer, runtime: RuntimeDep
         raise HTTPException(403, "Rat des Meisters gibt es nur, wenn keine anderen Menschen mitspielen.")
     if record.ended is not None or seat not in record.module.to_move(record.state):
         raise HTTPException(409, "Du bist gerade nicht am Zug.")
-    answer = await request(runtime.nc, BOT_ADVISE, {
-        "rules": record.module.rules_id, "seat": seat, "view": record.module.view(record.state, seat),
-        "game_id": game_id, "n": record.n,
-    }, timeout=15.0)
+    advice = await call(runtime.nc, ADVISE, AdviseRequest(
+        rules=record.module.rules_id, seat=seat, view=record.module.view(record.state, seat),
+        game_id=game_id, n=record.n,
+    ), timeout=15.0)
     metrics.ADVICE.labels("given").inc()
-    return {"game_id": game_id, "n": record.n, "move": answer["move"], "reason": answer["reason"],
-            "preview": record.module.preview(record.state, seat, answer["move"])}
+    preview = record.module.preview(record.state, seat, advice.move) if advice.move else None
+    return {"game_id": game_id, "n": record.n, "move": advice.move, "reason": advice.reason, "preview": preview}
 
 
 @router.get("/{game_id}/events")

@@ -8,23 +8,30 @@ one decision for the player, who keeps the seat, and the log marks the move `cho
 
 from __future__ import annotations
 
-import json
 from datetime import UTC, datetime, timedelta
-from typing import Any
 
 from nats.aio.msg import Msg
 
 from libs.platform.consumers import run_pull_consumer
+from libs.platform.contracts.base import ContractError
+from libs.platform.contracts.commands import DECIDE, DecideRequest
+from libs.platform.contracts.events import PlatformSettings
+from libs.platform.contracts.messages import TimerDeadline
+from libs.platform.contracts.subjects import (
+    TABLE_TIMERS_DURABLE,
+    TIMER_FIRES,
+    TIMERS_STREAM,
+    timer_fire_subject,
+    timer_set_subject,
+)
 from libs.platform.logging import get_logger
-from libs.platform.rpc import CommandRefused, request
+from libs.platform.rpc import CommandRefused, call
 from libs.platform.service import Runtime
-from libs.platform.streams import BOT_DECIDE, TIMERS_STREAM, timer_fire_subject, timer_set_subject
 from libs.platform.table_options import GRACE_SECONDS, THINK_TIMES
 from services.table import metrics
 from services.table.games import Games
 from services.table.records import GameRecord
 
-DURABLE = "table-timers"
 TIMEOUT_LEVEL = "normal"
 
 
@@ -38,8 +45,8 @@ class Clock:
 
 def think_time_of(record: GameRecord) -> int | None:
     """Return the seconds a seat has per decision in this game, None for "ohne" (no clock)."""
-    value = record.platform.get("think_time")
-    return int(value) if value in THINK_TIMES else None
+    value = PlatformSettings.from_data(record.platform).think_time
+    return value if value in THINK_TIMES else None
 
 
 async def start_clocks(runtime: Runtime, record: GameRecord) -> None:
@@ -54,29 +61,29 @@ async def start_clocks(runtime: Runtime, record: GameRecord) -> None:
         deadline = clock.now() + timedelta(seconds=think_time + GRACE_SECONDS)
         # Schedules have second resolution: round up, so nobody loses part of a second.
         at = (deadline + timedelta(seconds=1)).replace(microsecond=0)
-        payload = {"game_id": record.game_id, "seat": seat, "n": record.n, "deadline": at.isoformat()}
+        payload = TimerDeadline(game_id=record.game_id, seat=seat, n=record.n, deadline=at.isoformat())
         await runtime.js.publish(
-            timer_set_subject(record.game_id, seat), json.dumps(payload).encode(), stream=TIMERS_STREAM,
+            timer_set_subject(record.game_id, seat), payload.encode(), stream=TIMERS_STREAM,
             headers={"Nats-Schedule": f"@at {at.strftime('%Y-%m-%dT%H:%M:%SZ')}",
                      "Nats-Schedule-Target": timer_fire_subject(record.game_id, seat)},
         )
         metrics.CLOCKS_STARTED.inc()
 
 
-async def decide_for_late_player(runtime: Runtime, deadline: dict[str, Any]) -> None:
+async def decide_for_late_player(runtime: Runtime, deadline: TimerDeadline) -> None:
     """Make the overdue decision with the computer, if it is still the decision the deadline was set for."""
     games: Games = runtime.extras["games"]
-    game_id, seat, started = str(deadline["game_id"]), int(deadline["seat"]), int(deadline["n"])
+    game_id, seat, started = deadline.game_id, deadline.seat, deadline.n
     for _attempt in range(3):
         record = await games.load(game_id)
         if record.ended is not None or record.decision_start[seat] != started:
             return  # decided in time (or the game is over): nothing to do
-        answer = await request(runtime.nc, BOT_DECIDE, {
-            "rules": record.module.rules_id, "seat": seat, "level": TIMEOUT_LEVEL,
-            "view": record.module.view(record.state, seat), "game_id": game_id, "n": record.n,
-        })
+        decision = await call(runtime.nc, DECIDE, DecideRequest(
+            rules=record.module.rules_id, seat=seat, level=TIMEOUT_LEVEL,
+            view=record.module.view(record.state, seat), game_id=game_id, n=record.n,
+        ))
         try:
-            await games.move(game_id, seat, answer["move"], actor="system", chosen_by="timeout",
+            await games.move(game_id, seat, decision.move, actor="system", chosen_by="timeout",
                              expected_n=record.n)
         except CommandRefused as refusal:
             if refusal.code == "stale":  # someone else moved meanwhile: decide again on the new position
@@ -90,8 +97,16 @@ async def decide_for_late_player(runtime: Runtime, deadline: dict[str, Any]) -> 
 async def watch_deadlines(runtime: Runtime) -> None:
     """Worker: act on fired deadlines of every game (one shared consumer for all table replicas)."""
 
-    async def handle(msg: Msg) -> None:
-        await decide_for_late_player(runtime, json.loads(msg.data))
+    log = get_logger(worker="deadlines")
 
-    await run_pull_consumer(runtime.js, stream=TIMERS_STREAM, durable=DURABLE, subject="timer.fire.*.*",
+    async def handle(msg: Msg) -> None:
+        try:
+            deadline = TimerDeadline.decode(msg.data)
+        except ContractError as error:
+            # Redelivering cannot repair a malformed deadline: log it and let it be acked.
+            log.error("deadline_malformed", subject=msg.subject, problem=error.reason)
+            return
+        await decide_for_late_player(runtime, deadline)
+
+    await run_pull_consumer(runtime.js, stream=TIMERS_STREAM, durable=TABLE_TIMERS_DURABLE, subject=TIMER_FIRES,
                             handler=handle, concurrency=8, ack_wait=30.0)

@@ -10,9 +10,9 @@ from typing import Any
 import httpx
 import nats
 
+from libs.platform.contracts.subjects import TABLE_START
 from libs.platform.envelope import EventType, verify_chain
 from libs.platform.rpc import request
-from libs.platform.streams import TABLE_START
 from services.table.event_store import GameLog
 from tests.conftest import Infrastructure, Platform
 from tests.e2e.client import PlayerClient, wait_for

@@ -12,10 +12,10 @@ import pytest
 from nats.aio.client import Client as NatsClient
 
 from libs.platform.auth import Identity, PlayerKind, issue_token
+from libs.platform.contracts.subjects import TABLE_START
 from libs.platform.envelope import Event, EventType
 from libs.platform.rpc import request
 from libs.platform.settings import Settings
-from libs.platform.streams import TABLE_START
 from services.bot.app import create_app as bot_app
 from services.table.app import create_app
 from services.table.event_store import GameLog

@@ -12,10 +12,10 @@ import pytest
 from nats.aio.client import Client as NatsClient
 
 from libs.platform.auth import Identity, PlayerKind, issue_token
+from libs.platform.contracts.subjects import GAMES_STREAM, TABLE_MOVE, TABLE_START, game_subject
 from libs.platform.envelope import Event, EventType, verify_chain
 from libs.platform.rpc import CommandRefused, request
 from libs.platform.settings import Settings
-from libs.platform.streams import GAMES_STREAM, TABLE_MOVE, TABLE_START, game_subject
 from services.table.app import create_app
 from services.table.event_store import GameLog, StoredEvent
 from services.table.games import Games
