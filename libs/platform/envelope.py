@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from libs.platform.canonical import canonical_json, sha256_hex
+from libs.platform.private import DigestMismatch, check_digests, redact
 
 GENESIS = "0" * 64
 
@@ -60,9 +61,14 @@ class Event:
 
 
 def compute_hash(event: Event) -> str:
-    """Return the SHA-256 over the canonical JSON of the event without its own hash."""
+    """Return the SHA-256 over the canonical JSON of the event without its own hash.
+
+    Private parts count in their redacted form (their digest), so a copy of the log that carries other
+    seats' parts only as digests has the same hashes (``libs.platform.private``).
+    """
     body = event.to_json()
     body.pop("hash")
+    body["data"] = redact(body["data"])
     return sha256_hex(canonical_json(body))
 
 
@@ -77,7 +83,10 @@ def new_event(
 
 
 def verify_chain(events: list[Event]) -> None:
-    """Raise ChainBroken unless the events are numbered 1..k, each hash is right and each links to the last."""
+    """Raise ChainBroken unless the events are numbered 1..k, each hash is right and each links to the last.
+
+    Works on the full log and on any viewer's copy (private parts redacted to digests) alike.
+    """
     prev = GENESIS
     for expected_n, event in enumerate(events, start=1):
         if event.n != expected_n:
@@ -86,4 +95,8 @@ def verify_chain(events: list[Event]) -> None:
             raise ChainBroken(f"event {event.n} does not link to event {event.n - 1}")
         if compute_hash(event) != event.hash:
             raise ChainBroken(f"event {event.n} was changed after it was written")
+        try:
+            check_digests(event.data)
+        except DigestMismatch as error:
+            raise ChainBroken(f"event {event.n}: a private part was changed after it was written") from error
         prev = event.hash

@@ -25,6 +25,7 @@ from libs.platform.metrics import HTTP_LATENCY, HTTP_REQUESTS, render_metrics
 from libs.platform.rpc import CommandRefused
 from libs.platform.settings import Settings, get_settings
 from libs.platform.streams import ensure_streams
+from libs.rules import registry
 
 
 @dataclass
@@ -86,6 +87,8 @@ def create_service_app(
 ) -> FastAPI:
     """Build the service's app: /healthz, /readyz, /metrics, `routers`, and `workers` run in the lifespan."""
     settings = settings or get_settings()
+    if settings.rule_plugins:  # extra games (e.g. the conformance suite's tiny game) before any route is served
+        registry.load_plugins(settings.rule_plugins)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:

@@ -27,6 +27,11 @@ class Settings(BaseSettings):
     starting_balance: int = 1000
     # JetStream: copies of every stream (3 on a 3-node cluster; 1 on a single server such as `make run`).
     stream_replicas: int = 1
+    # Table: the wall clock runs this many seconds behind (end-to-end tests let a 30 s think time end in
+    # seconds without waiting); refused in production.
+    clock_lag_seconds: float = 0.0
+    # Extra rule modules to load, comma-separated dotted names exposing MODULE (e.g. "tests.rules.tinygame").
+    rule_plugins: str = ""
     # Bot service: how many turn requests one replica works on at once.
     bot_concurrency: int = 4
     # Bot service: pause before a bot's move, so humans can follow (seconds; 0 in tests and demos).
@@ -36,6 +41,8 @@ class Settings(BaseSettings):
     def _refuse_unsafe_defaults(self) -> Settings:
         if self.environment == "production" and self.auth_secret == DEV_AUTH_SECRET:
             raise ValueError("AUTH_SECRET must be set in production")
+        if self.environment == "production" and self.clock_lag_seconds:
+            raise ValueError("CLOCK_LAG_SECONDS is for tests only")
         if len(self.auth_secret) < 32:
             raise ValueError("AUTH_SECRET must have at least 32 characters")
         return self

@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from libs.platform.table_options import BOT_LEVELS, DEFAULT_THINK_TIME, NO_CLOCK, OFFERED_STAKES, TEMPOS, THINK_TIMES
+from libs.platform import table_options as options
+from libs.platform.table_options import DEFAULT_THINK_TIME, NO_CLOCK
 from libs.rules import ConfigError, registry
 from libs.rules.registry import UnknownRules
 from services.lobby.errors import invalid
@@ -50,7 +51,7 @@ def validate_settings(game: str, raw: dict[str, Any] | None, seats: int, *, is_s
 def normalize_game_settings(game: str, settings: dict[str, Any], seats: int) -> dict[str, Any]:
     """Return the rule module's full settings for `seats` players, or refuse with its German reason."""
     try:
-        return dict(rule_module(game).normalize_config(settings, seats))
+        return dict(registry.engine(rule_module(game).rules_id).normalize_config(settings, seats))
     except ConfigError as error:
         raise invalid(error.reason, "invalid_settings") from error
 
@@ -65,42 +66,28 @@ def rule_module(game: str) -> Any:
 
 def check_bot_level(level: str) -> str:
     """Return `level` if computers can play at it, else refuse."""
-    if level not in BOT_LEVELS:
-        raise invalid("Computergegner gibt es als „easy“ (leicht), „normal“ oder „strong“ (stark).",
-                      "invalid_bot_level")
-    return level
+    return str(_checked(options.bot_level, level))
+
+
+def _checked(check: Any, value: Any, **flags: bool) -> Any:
+    try:
+        return check(value, **flags)
+    except options.InvalidTableOption as error:
+        raise invalid(error.reason, error.code) from error
 
 
 def _tempo(value: Any) -> str:
-    if value not in TEMPOS:
-        raise invalid("Für „Tempo“ gibt es nur „normal“ oder „schnell“.", "invalid_settings")
-    return str(value)
+    return str(_checked(options.tempo, value))
 
 
 def _think_time(value: Any) -> int | None:
-    if value == NO_CLOCK:
-        return None
-    if isinstance(value, bool) or value not in THINK_TIMES:
-        raise invalid("Die Bedenkzeit je Zug ist 30, 60, 90 oder 120 Sekunden oder „ohne“ (keine Uhr).",
-                      "invalid_settings")
-    return int(value)
+    result: int | None = _checked(options.think_time, value)
+    return result
 
 
 def _stake(value: Any, *, is_solo: bool) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise invalid("Der Einsatz ist eine Zahl von Talern.", "invalid_settings")
-    if value == 0:
-        return 0
-    if is_solo:
-        raise invalid("Solo spielst du ohne Einsatz.", "invalid_settings")
-    if value not in OFFERED_STAKES:
-        raise invalid("Der Einsatz ist 10, 25, 50 oder 100 Taler oder 0 (ohne Einsatz).", "invalid_settings")
-    return int(value)
+    return int(_checked(options.stake, value, is_solo=is_solo))
 
 
 def _turbo(value: Any, *, is_solo: bool) -> bool:
-    if not isinstance(value, bool):
-        raise invalid("„Turbo“ ist an (true) oder aus (false).", "invalid_settings")
-    if value and not is_solo:
-        raise invalid("Turbo gibt es nur im Solo-Spiel gegen Computer.", "invalid_settings")
-    return value
+    return bool(_checked(options.turbo, value, is_solo=is_solo))

@@ -42,9 +42,13 @@ REMATCH_HOLD = timedelta(minutes=2)
 
 async def start_solo(runtime: Runtime, player: Identity, game: str, settings: dict[str, Any] | None,
                      opponents: int, bot_level: str) -> dict[str, Any]:
-    """Seat `player` against 1–3 computers and start the game at once (no stake)."""
-    if not 1 <= opponents <= 3:
-        raise invalid("Solo spielst du gegen 1 bis 3 Computer.", "invalid_opponents")
+    """Seat `player` against 0–3 computers (as the game allows) and start the game at once (no stake).
+
+    No computer at all is a game's solo mode, where it has one; the rule module's seat counts decide.
+    """
+    if not 0 <= opponents <= 3:
+        raise invalid("Solo spielst du gegen 1 bis 3 Computer (oder allein, wo das Spiel es kennt).",
+                      "invalid_opponents")
     check_bot_level(bot_level)
     seat_count = 1 + opponents
     checked = validate_settings(game, settings, seat_count, is_solo=True)

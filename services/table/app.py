@@ -21,7 +21,7 @@ def create_app(settings: Settings | None = None, seeds: SeedSource | None = None
 
     async def wire(runtime: Runtime) -> None:
         runtime.extras["games"] = Games(GameLog(runtime.js), seeds or SeedSource())
-        runtime.extras["clock"] = clock or Clock()
+        runtime.extras["clock"] = clock or Clock(runtime.settings.clock_lag_seconds)
 
     return create_service_app(
         "table", routers=[router], workers=[follow_up_events, watch_deadlines],

@@ -62,15 +62,19 @@ def pace_of(record: GameRecord) -> float:
 
 
 async def request_computer_moves(runtime: Runtime, record: GameRecord) -> None:
-    """Put a "your turn" request on the bot work queue for every computer seat that must decide now."""
-    for seat in record.module.to_move(record.state):
+    """Put a "your turn" request on the bot work queue for every computer seat with an open decision.
+
+    Seats that only may act (answer an offer) are asked too: their policy may choose not to act.
+    """
+    for pending in record.engine.pending(record.position):
+        seat = pending.seat
         if not record.is_computer_seat(seat):
             continue
         level = record.seats[seat].level or "normal"
         turn = BotTurn(
             game_id=record.game_id, n=record.n, seat=seat, level=level, rules=record.module.rules_id,
             chosen_by="bot" if record.seats[seat].is_bot else "departed", pace=pace_of(record),
-            view=record.module.view(record.state, seat),
+            must=pending.must, view=record.engine.view(record.position, seat),
         )
         await runtime.js.publish(
             bot_turn_subject(record.game_id), turn.encode(), stream=BOT_TURNS_STREAM,

@@ -8,6 +8,7 @@ import uuid
 from collections import OrderedDict
 from typing import Any
 
+from libs.platform import table_options as options
 from libs.platform.contracts.commands import StartGame, StartSeat
 from libs.platform.contracts.events import (
     EndedSeat,
@@ -20,9 +21,10 @@ from libs.platform.contracts.events import (
     PlayerLeft,
 )
 from libs.platform.envelope import Event, EventType, new_event
+from libs.platform.private import salt_for, seal
 from libs.platform.rpc import CommandRefused
-from libs.platform.table_options import BOT_LEVELS, OFFERED_STAKES, TEMPOS, THINK_TIMES
 from libs.rules import ConfigError, IllegalMove, registry
+from libs.rules.engine import Step, audience_of
 from libs.rules.registry import UnknownRules
 from services.table import metrics
 from services.table.event_store import AppendConflict, GameLog, StoredEvent
@@ -79,7 +81,7 @@ class Games:
             raise CommandRefused(422, f"Unbekanntes Spiel: {command.game}.", "unknown_game") from error
         seats = _validate_seats(command.seats)
         try:
-            settings = module.normalize_config(dict(command.settings or {}), len(seats))
+            settings = registry.engine(module.rules_id).normalize_config(command.settings or {}, len(seats))
         except ConfigError as error:
             raise CommandRefused(422, error.reason, error.code) from error
         platform = _validate_platform(command.platform)
@@ -89,7 +91,9 @@ class Games:
             prev="0" * 64,
             data=GameStarted(
                 game=module.game, rules=module.rules_id, settings=settings, seats=seats, platform=platform,
-                table_id=command.table_id, seed=seed.hex(), seed_commitment=commitment(seed),
+                table_id=command.table_id,
+                # Sealed for nobody: every copy of the log carries only its digest until GameEnded reveals it.
+                seed=seal(seed.hex(), (), salt_for(seed, game_id, 1, 0)), seed_commitment=commitment(seed),
             ).to_data(),
         )
         async with self._lock(game_id):
@@ -121,21 +125,22 @@ class Games:
                 record = await self._refresh(game_id)
             for _attempt in range(5):
                 try:
-                    _check_can_move(record, seat, expected_n)
-                    applied = record.module.apply(record.state, seat, move)
+                    _check_can_move(record, expected_n)
+                    applied = record.engine.apply(record.position, seat, move)
                 except (CommandRefused, IllegalMove) as error:
                     if not is_fresh:  # our cache may be behind another replica: judge on the log's state
                         record, is_fresh = await self._refresh(game_id), True
                         continue
                     if isinstance(error, IllegalMove):
                         metrics.MOVES_REFUSED.labels("illegal").inc()
-                        raise CommandRefused(422, error.reason, error.code) from error
+                        status = 409 if error.code in CONFLICT_CODES else 422
+                        raise CommandRefused(status, error.reason, error.code) from error
                     metrics.MOVES_REFUSED.labels(error.code).inc()
                     raise
                 event = new_event(
                     game_id=game_id, n=record.n + 1, type=EventType.MOVE_MADE, actor=actor,
                     rules=record.module.rules_id, prev=record.last_hash,
-                    data=MoveMade(seat=seat, move=move, chosen_by=chosen_by, effects=applied[1]).to_data(),
+                    data=sealed_move_data(record, record.n + 1, seat, move, chosen_by, applied),
                 )
                 try:
                     seq = await self._append(event, expected_last_seq=record.last_seq)
@@ -181,7 +186,7 @@ class Games:
         async with self._lock(game_id):
             record = await self._refresh(game_id)
             while record.ended is None and record.is_over:
-                outcome = record.module.outcome(record.state)
+                outcome = record.engine.outcome(record.position)
                 event = new_event(
                     game_id=game_id, n=record.n + 1, type=EventType.GAME_ENDED, actor="system",
                     rules=record.module.rules_id, prev=record.last_hash,
@@ -189,7 +194,7 @@ class Games:
                         game=record.module.game, variant=record.variant, rules=record.module.rules_id,
                         table_id=GameStarted.of(record.started).table_id,
                         seats=[EndedSeat(**seat.to_json()) for seat in record.seats],
-                        outcome=Outcome.from_data(outcome.to_json()), seed=record.started.data["seed"],
+                        outcome=Outcome.from_data(outcome.to_json()), seed=record.seed.hex(),
                         left=sorted(record.left), left_with_other_humans=sorted(record.left_with_others),
                     ).to_data(),
                 )
@@ -243,13 +248,32 @@ class Games:
         return self._locks.setdefault(game_id, asyncio.Lock())
 
 
-def _check_can_move(record: GameRecord, seat: int, expected_n: int | None) -> None:
+def sealed_move_data(record: GameRecord, n: int, seat: int, move: dict[str, Any], chosen_by: str,
+                     step: Step) -> dict[str, Any]:
+    """Return MoveMade's data: a private move or effect is sealed for its audience (others see a digest)."""
+    index = 0
+
+    def sealed(part: dict[str, Any], audience: tuple[int, ...] | None) -> dict[str, Any]:
+        nonlocal index
+        if audience is None:
+            return part
+        index += 1
+        return seal(part, audience, salt_for(record.seed, record.game_id, n, index))
+
+    return MoveMade(seat=seat, move=sealed(move, step.move_audience), chosen_by=chosen_by,
+                    effects=[sealed(effect, audience_of(effect)) for effect in step.effects]).to_data()
+
+
+def _check_can_move(record: GameRecord, expected_n: int | None) -> None:
+    """Refuse a decision taken on an older position; everything else the engine checks."""
     if expected_n is not None and record.n != expected_n:
         raise CommandRefused(409, "Der Spielstand hat sich inzwischen geändert.", "stale")
-    if record.ended is not None or record.is_over:
+    if record.ended is not None:
         raise CommandRefused(409, "Die Partie ist schon zu Ende.", "game_over")
-    if not 0 <= seat < len(record.seats):
-        raise CommandRefused(422, f"Platz {seat + 1} gibt es in dieser Partie nicht.", "no_seat")
+
+
+CONFLICT_CODES = frozenset({"game_over"})
+"""Refusals of the engine that mean "the game has moved on" (409) rather than "this move is wrong" (422)."""
 
 
 def _check_id(game_id: str) -> None:
@@ -258,15 +282,13 @@ def _check_id(game_id: str) -> None:
 
 
 def _validate_platform(raw: PlatformSettings | None) -> PlatformSettings:
-    """Return the platform settings of a game: think time per decision (None: no clock), tempo, turbo."""
+    """Return the platform settings of a game: think time per decision (None: no clock), tempo, turbo, stake."""
     raw = raw or PlatformSettings()
-    if raw.think_time is not None and raw.think_time not in THINK_TIMES:
-        raise CommandRefused(422, "Bedenkzeit gibt es als 30, 60, 90 oder 120 Sekunden oder „ohne“.", "malformed")
-    if raw.tempo not in TEMPOS:
-        raise CommandRefused(422, "Tempo gibt es als „normal“ oder „schnell“.", "malformed")
-    if raw.stake not in (0, *OFFERED_STAKES):
-        raise CommandRefused(422, "Einsatz gibt es als 10, 25, 50 oder 100 Taler (oder keinen).", "malformed")
-    return raw
+    try:
+        return PlatformSettings(think_time=options.think_time(raw.think_time), tempo=options.tempo(raw.tempo),
+                                turbo=options.turbo(raw.turbo), stake=options.stake(raw.stake))
+    except options.InvalidTableOption as error:
+        raise CommandRefused(422, error.reason, error.code) from error
 
 
 def _validate_seats(raw: list[StartSeat]) -> list[GameSeat]:
@@ -276,8 +298,8 @@ def _validate_seats(raw: list[StartSeat]) -> list[GameSeat]:
     for i, seat in enumerate(raw):
         if seat.kind not in SEAT_KINDS:
             raise CommandRefused(422, f"Platz {i + 1} ist ungültig beschrieben.", "malformed")
-        if seat.kind == "bot" and seat.level not in BOT_LEVELS:
-            raise CommandRefused(422, f"Unbekannte Computerstärke an Platz {i + 1}.", "malformed")
+        if seat.kind == "bot" and seat.level not in options.BOT_LEVELS:
+            raise CommandRefused(422, f"Platz {i + 1}: {options.TEXTS['bot_level']}", "invalid_bot_level")
         if seat.kind == "human" and not seat.player_id:
             raise CommandRefused(422, f"Platz {i + 1}: Spieler fehlt.", "malformed")
         name = seat.name or ("Computer" if seat.kind == "bot" else f"Platz {i + 1}")

@@ -6,7 +6,9 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from libs.platform.envelope import GENESIS, Event, EventType
+from libs.platform.private import opened
 from libs.rules import RuleModule, registry
+from libs.rules.engine import Engine, Position, Step
 from services.table.event_store import StoredEvent
 
 
@@ -39,10 +41,10 @@ class GameRecord:
     """Everything known about one game after folding its log up to stream sequence `last_seq`."""
 
     game_id: str
-    module: RuleModule
+    engine: Engine
     started: Event
     seats: tuple[Seat, ...]
-    state: Any
+    position: Position
     last_seq: int
     n: int
     last_hash: str
@@ -52,11 +54,22 @@ class GameRecord:
     left_with_others: frozenset[int] = field(default_factory=frozenset)
     """Seats whose humans left while other humans still played (they lose 10 leaderboard points)."""
     decision_start: tuple[int | None, ...] = ()
-    """Per seat: the event number after which its current decision began (None: nothing to decide).
+    """Per seat: the event number after which its current must-act decision began (None: no clock runs).
 
-    A seat's think time runs per decision: it starts when the seat comes to move, and again after each
-    of its own moves that leaves it to move (a new decision), but not when someone else moves meanwhile.
+    A seat's think time runs per decision (the engine says when a decision is new: when the seat comes
+    to move, after its own moves unless the game names the decision as going on, never on "Zurück");
+    seats that only may act have no clock.
     """
+
+    @property
+    def module(self) -> RuleModule:
+        """The rule module this game is played by."""
+        return self.engine.module
+
+    @property
+    def state(self) -> Any:
+        """The rule module's state after the last folded move."""
+        return self.position.state
 
     @property
     def platform(self) -> dict[str, Any]:
@@ -71,16 +84,21 @@ class GameRecord:
 
     @property
     def seed(self) -> bytes:
-        return bytes.fromhex(self.started.data["seed"])
+        return bytes.fromhex(opened(self.started.data["seed"]))
 
     @property
     def variant(self) -> str:
-        """The workshop or variant the leaderboard keeps a list for (the game itself when it has none)."""
-        return str(self.settings.get("workshop") or self.settings.get("variant") or self.module.game)
+        """The variant the leaderboard keeps a list for (the game itself when it has none)."""
+        return self.engine.variant(self.settings)
 
     @property
     def is_over(self) -> bool:
-        return self.module.is_over(self.state)
+        return self.engine.is_over(self.position)
+
+    @property
+    def is_running(self) -> bool:
+        """True until the rules say the game is over (GameEnded follows)."""
+        return self.ended is None and not self.is_over
 
     def seat_of(self, player_id: str) -> Seat | None:
         """Return the seat of `player_id`, if that player sits at this game."""
@@ -90,10 +108,10 @@ class GameRecord:
         """A bot's seat, or a human's who left (the computer plays on for them)."""
         return self.seats[index].is_bot or index in self.left
 
-    def fold(self, stored: StoredEvent, applied: tuple[Any, list[dict[str, Any]]] | None = None) -> GameRecord:
+    def fold(self, stored: StoredEvent, applied: Step | None = None) -> GameRecord:
         """Return the record after one more event of the log.
 
-        `applied` is the rule module's result for this very MoveMade when the caller has just computed it
+        `applied` is the engine's step for this very MoveMade when the caller has just computed it
         (while validating the move), so the hot path does not apply the move twice.
         """
         event = stored.event
@@ -102,9 +120,13 @@ class GameRecord:
         changes: dict[str, Any] = {"last_seq": stored.seq, "n": event.n, "last_hash": event.hash}
         if event.type == EventType.MOVE_MADE:
             mover = int(event.data["seat"])
-            state, effects = applied or self.module.apply(self.state, mover, event.data["move"])
-            changes.update(state=state, last_effects=tuple(effects),
-                           decision_start=_decisions_after(self, state, event.n, mover))
+            if applied is None:
+                try:
+                    applied = self.engine.apply(self.position, mover, opened(event.data["move"]))
+                except Exception as error:  # an illegal or unreadable stored move: the log cannot be folded
+                    raise CorruptLog(f"game {self.game_id}: event {event.n} cannot be replayed ({error})") from error
+            changes.update(position=applied.position, last_effects=tuple(applied.effects),
+                           decision_start=_clocks_after(self, applied.position, event.n))
         elif event.type == EventType.PLAYER_LEFT:
             changes["left"] = self.left | {int(event.data["seat"])}
             if event.data.get("with_other_humans"):
@@ -114,16 +136,22 @@ class GameRecord:
         return replace(self, **changes)
 
 
-def _decisions_after(record: GameRecord, state: Any, n: int, mover: int | None) -> tuple[int | None, ...]:
-    """Return when each seat's current decision began, after event `n` (a move by `mover`) led to `state`."""
-    now = set(record.module.to_move(state)) if not record.module.is_over(state) else set()
-    before = record.decision_start
-    return tuple(
-        None if seat not in now
-        else n if seat == mover or before[seat] is None
-        else before[seat]
-        for seat in range(len(record.seats))
-    )
+def _clocks_after(record: GameRecord, position: Position, n: int) -> tuple[int | None, ...]:
+    """Return, per seat, the event after which its current must-act decision began, once event `n` led to `position`.
+
+    A decision that goes on (same start in the engine's bookkeeping) keeps its event; a new one starts at `n`.
+    """
+    before = record.position.decisions
+    result: list[int | None] = []
+    for seat, decision in enumerate(position.decisions):
+        old = before[seat] if seat < len(before) else None
+        if decision is None or not decision.must:
+            result.append(None)
+        elif old is not None and old.must and old.began == decision.began and record.decision_start[seat] is not None:
+            result.append(record.decision_start[seat])
+        else:
+            result.append(n)
+    return tuple(result)
 
 
 def begin(stored: StoredEvent) -> GameRecord:
@@ -131,18 +159,18 @@ def begin(stored: StoredEvent) -> GameRecord:
     event = stored.event
     if event.type != EventType.GAME_STARTED or event.n != 1 or event.prev != GENESIS:
         raise CorruptLog(f"game {event.game_id}: the log does not begin with GameStarted")
-    module = registry.get(event.rules)
+    engine = registry.engine(event.rules)
     data = event.data
     seats = tuple(
         Seat(index=i, name=seat["name"], kind=seat["kind"], player_id=seat.get("player_id"),
              level=seat.get("level"), account=seat.get("account"))
         for i, seat in enumerate(data["seats"])
     )
-    state = module.setup(data["settings"], len(seats), bytes.fromhex(data["seed"]))
-    first_movers = set(module.to_move(state))
-    return GameRecord(game_id=event.game_id, module=module, started=event, seats=seats, state=state,
+    position = engine.start(data["settings"], len(seats), bytes.fromhex(opened(data["seed"])))
+    return GameRecord(game_id=event.game_id, engine=engine, started=event, seats=seats, position=position,
                       last_seq=stored.seq, n=1, last_hash=event.hash,
-                      decision_start=tuple(1 if seat in first_movers else None for seat in range(len(seats))))
+                      decision_start=tuple(1 if decision is not None and decision.must else None
+                                           for decision in position.decisions))
 
 
 def replay(events: list[StoredEvent]) -> GameRecord:

@@ -13,29 +13,18 @@ from nats.js.api import ConsumerConfig, DeliverPolicy
 from pydantic import BaseModel, Field
 
 from libs.platform.auth import Identity, InvalidToken, verify_token
-from libs.platform.contracts.commands import ADVISE, AdviseRequest, StartGame, StartSeat
+from libs.platform.contracts.commands import ADVISE, AdviseRequest
 from libs.platform.contracts.subjects import game_subject
 from libs.platform.envelope import ChainBroken, EventType, verify_chain
 from libs.platform.rpc import call
 from libs.platform.service import CurrentPlayer, Runtime, RuntimeDep
+from libs.rules import IllegalMove
 from services.table import metrics
 from services.table.games import Games
 from services.table.records import CorruptLog, GameRecord, replay
 from services.table.views import game_view, public_event
 
 router = APIRouter(prefix="/games", tags=["games"])
-
-
-class SeatRequest(BaseModel):
-    kind: str = Field(pattern="^(human|bot)$")
-    name: str | None = Field(default=None, max_length=40)
-    level: str | None = None
-
-
-class CreateGame(BaseModel):
-    game: str = "speedmosaik"
-    settings: dict[str, Any] = Field(default_factory=dict)
-    seats: list[SeatRequest] = Field(min_length=1, max_length=8)
 
 
 class MoveRequest(BaseModel):
@@ -57,23 +46,6 @@ def _seat_of(record: GameRecord, player: Identity) -> int:
     if seat is None:
         raise HTTPException(403, "Du sitzt nicht an dieser Partie.")
     return seat.index
-
-
-@router.post("", status_code=201)
-async def create_game(body: CreateGame, player: CurrentPlayer, runtime: RuntimeDep) -> dict[str, Any]:
-    """Start a game for the caller against computers (every human seat is the caller's own)."""
-    humans = [seat for seat in body.seats if seat.kind == "human"]
-    if len(humans) != 1:
-        raise HTTPException(422, "Hier startest du eine Partie für dich allein gegen Computer; "
-                                 "Tische mit anderen Menschen eröffnet die Lobby.")
-    seats = [
-        StartSeat(kind=seat.kind, level=seat.level, name=player.name if seat.kind == "human" else seat.name,
-                  player_id=player.player_id if seat.kind == "human" else None,
-                  account=player.kind.value if seat.kind == "human" else None)
-        for seat in body.seats
-    ]
-    record = await _games(runtime).start(StartGame(game=body.game, settings=body.settings, seats=seats))
-    return game_view(record, _seat_of(record, player))
 
 
 @router.get("/{game_id}")
@@ -112,12 +84,10 @@ async def leave_game(game_id: str, player: CurrentPlayer, runtime: RuntimeDep) -
 async def preview_move(game_id: str, body: PreviewRequest, player: CurrentPlayer,
                        runtime: RuntimeDep) -> dict[str, Any]:
     """What the move would bring the caller (points, floor, warnings), without making it."""
-    from libs.rules import IllegalMove
-
     record = await _games(runtime).load(game_id)
     seat = _seat_of(record, player)
     try:
-        return {"move": body.move, "preview": record.module.preview(record.state, seat, body.move)}
+        return {"move": body.move, "preview": record.engine.preview(record.position, seat, body.move)}
     except IllegalMove as error:
         raise HTTPException(422, error.reason) from error
 
@@ -134,14 +104,14 @@ async def master_advice(game_id: str, player: CurrentPlayer, runtime: RuntimeDep
            for other in record.seats):
         metrics.ADVICE.labels("refused").inc()
         raise HTTPException(403, "Rat des Meisters gibt es nur, wenn keine anderen Menschen mitspielen.")
-    if record.ended is not None or seat not in record.module.to_move(record.state):
+    if not record.is_running or not record.engine.can_act(record.position, seat):
         raise HTTPException(409, "Du bist gerade nicht am Zug.")
     advice = await call(runtime.nc, ADVISE, AdviseRequest(
-        rules=record.module.rules_id, seat=seat, view=record.module.view(record.state, seat),
+        rules=record.module.rules_id, seat=seat, view=record.engine.view(record.position, seat),
         game_id=game_id, n=record.n,
     ), timeout=15.0)
     metrics.ADVICE.labels("given").inc()
-    preview = record.module.preview(record.state, seat, advice.move) if advice.move else None
+    preview = record.engine.preview(record.position, seat, advice.move) if advice.move else None
     return {"game_id": game_id, "n": record.n, "move": advice.move, "reason": advice.reason, "preview": preview}
 
 
@@ -171,7 +141,7 @@ async def audit_game(game_id: str, runtime: RuntimeDep) -> dict[str, Any]:
         record = replay(events)
     except (ChainBroken, CorruptLog) as error:
         return {"game_id": game_id, "chain_ok": False, "problem": str(error)}
-    recomputed = record.module.outcome(record.state).to_json()
+    recomputed = record.engine.outcome(record.position).to_json()
     return {"game_id": game_id, "chain_ok": True, "events": len(events),
             "outcome_matches": recomputed == events[-1].event.data["outcome"], "outcome": recomputed}
 

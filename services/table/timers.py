@@ -36,11 +36,14 @@ TIMEOUT_LEVEL = "normal"
 
 
 class Clock:
-    """The wall clock (the edge a test may shift by subclassing)."""
+    """The wall clock (the edge a test may shift by subclassing, or by CLOCK_LAG_SECONDS in a test process)."""
+
+    def __init__(self, lag_seconds: float = 0.0) -> None:
+        self._lag = timedelta(seconds=lag_seconds)
 
     def now(self) -> datetime:
-        """Return the current time in UTC."""
-        return datetime.now(UTC)
+        """Return the current time in UTC (minus the configured lag)."""
+        return datetime.now(UTC) - self._lag
 
 
 def think_time_of(record: GameRecord) -> int | None:
@@ -78,13 +81,15 @@ async def decide_for_late_player(runtime: Runtime, deadline: TimerDeadline) -> N
         record = await games.load(game_id)
         if record.ended is not None or record.decision_start[seat] != started:
             return  # decided in time (or the game is over): nothing to do
-        decision = await call(runtime.nc, DECIDE, DecideRequest(
-            rules=record.module.rules_id, seat=seat, level=TIMEOUT_LEVEL,
-            view=record.module.view(record.state, seat), game_id=game_id, n=record.n,
-        ))
+        move = record.engine.timeout_move(record.position, seat)  # the game's own rule, if it has one
+        if move is None:  # the computer makes the whole decision
+            decision = await call(runtime.nc, DECIDE, DecideRequest(
+                rules=record.module.rules_id, seat=seat, level=TIMEOUT_LEVEL,
+                view=record.engine.view(record.position, seat), game_id=game_id, n=record.n,
+            ))
+            move = decision.move
         try:
-            await games.move(game_id, seat, decision.move, actor="system", chosen_by="timeout",
-                             expected_n=record.n)
+            await games.move(game_id, seat, move, actor="system", chosen_by="timeout", expected_n=record.n)
         except CommandRefused as refusal:
             if refusal.code == "stale":  # someone else moved meanwhile: decide again on the new position
                 continue

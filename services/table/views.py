@@ -5,33 +5,36 @@ from __future__ import annotations
 from typing import Any
 
 from libs.platform.envelope import Event, EventType
+from libs.platform.private import is_sealed, reveal_for
+from libs.rules.engine import visible_effects
 from services.table.records import GameRecord
 
 
-def visible_effects(effects: tuple[dict[str, Any], ...] | list[dict[str, Any]], viewer: int | None) -> list[Any]:
-    """Return the effects `viewer` may read: an effect with `visible_to` is shown to those seats only."""
-    return [effect for effect in effects
-            if "visible_to" not in effect or (viewer is not None and viewer in effect["visible_to"])]
-
-
 def game_view(record: GameRecord, viewer: int | None) -> dict[str, Any]:
-    """Return the game as seat `viewer` (None: a spectator) sees it, with its legal moves when it must act."""
-    module = record.module
-    is_running = record.ended is None and not record.is_over
-    to_move = list(module.to_move(record.state)) if is_running else []
+    """Return the game as seat `viewer` (None: a spectator) sees it, with its legal moves when it may act.
+
+    `to_move` lists the seats that must decide (their clocks run), `may_act` those that may act without
+    having to (answer an offer, send a signal); `can_undo` says whether "Zurück" would take a step back.
+    """
+    engine, position = record.engine, record.position
+    is_running = record.is_running
+    pending = engine.pending(position) if is_running else ()
+    acting = viewer is not None and any(entry.seat == viewer for entry in pending)
     body: dict[str, Any] = {
         "game_id": record.game_id,
-        "game": module.game,
+        "game": engine.spec.game,
         "variant": record.variant,
-        "rules": module.rules_id,
+        "rules": engine.rules_id,
         "settings": record.settings,
         "n": record.n,
         "status": "running" if is_running else ("ended" if record.ended is not None else "ending"),
         "seats": [{**seat.to_json(), "left": seat.index in record.left} for seat in record.seats],
         "you": viewer,
-        "to_move": to_move,
-        "board": module.view(record.state, viewer),
-        "legal_moves": module.legal_moves(record.state, viewer) if viewer in to_move else [],
+        "to_move": [entry.seat for entry in pending if entry.must],
+        "may_act": [entry.seat for entry in pending if not entry.must],
+        "board": engine.view(position, viewer),
+        "legal_moves": engine.legal_moves(position, viewer) if acting and viewer is not None else [],
+        "can_undo": bool(acting and viewer is not None and engine.can_undo(position, viewer)),
         "last_effects": visible_effects(record.last_effects, viewer),
         "seed_commitment": record.started.data["seed_commitment"],
     }
@@ -44,16 +47,14 @@ def game_view(record: GameRecord, viewer: int | None) -> dict[str, Any]:
 def public_event(event: Event, viewer: int | None, is_game_ended: bool) -> dict[str, Any]:
     """Return a log entry as `viewer` may read it.
 
-    Until the game has ended the seed and other seats' private effects stay hidden; afterwards the seed
-    is revealed anyway (anyone can recompute every shuffle), so the whole entry is shown.
+    Other seats' private parts (a hidden move, a drawn card) are shown only as their salted digest, during
+    the game and after it; the hash chain verifies on this copy all the same. The seed is hidden until
+    the game has ended (then anyone can recompute every shuffle).
     """
     body = event.to_json()
-    if is_game_ended:
-        return body
-    data = dict(body["data"])
-    if event.type == EventType.GAME_STARTED:
-        data.pop("seed", None)
-    if event.type == EventType.MOVE_MADE:
-        data["effects"] = visible_effects(data.get("effects", []), viewer)
+    data = reveal_for(body["data"], viewer)
+    if event.type == EventType.GAME_STARTED and not is_game_ended and not is_sealed(data.get("seed")):
+        # Logs written before seeds were sealed carry it in plain: hidden, at the price of that entry's hash.
+        data = {key: value for key, value in data.items() if key != "seed"}
     body["data"] = data
     return body
