@@ -60,6 +60,8 @@ class GameRecord:
     to move, after its own moves unless the game names the decision as going on, never on "Zurück");
     seats that only may act have no clock.
     """
+    decision_at: tuple[str | None, ...] = ()
+    """Per seat: when (the log's timestamp) its current must-act decision began; the clock shown to players."""
 
     @property
     def module(self) -> RuleModule:
@@ -127,6 +129,9 @@ class GameRecord:
                     raise CorruptLog(f"game {self.game_id}: event {event.n} cannot be replayed ({error})") from error
             changes.update(position=applied.position, last_effects=tuple(applied.effects),
                            decision_start=_clocks_after(self, applied.position, event.n))
+            changes["decision_at"] = tuple(
+                None if started is None else event.at if started == event.n else self.decision_at[seat]
+                for seat, started in enumerate(changes["decision_start"]))
         elif event.type == EventType.PLAYER_LEFT:
             changes["left"] = self.left | {int(event.data["seat"])}
             if event.data.get("with_other_humans"):
@@ -170,7 +175,9 @@ def begin(stored: StoredEvent) -> GameRecord:
     return GameRecord(game_id=event.game_id, engine=engine, started=event, seats=seats, position=position,
                       last_seq=stored.seq, n=1, last_hash=event.hash,
                       decision_start=tuple(1 if decision is not None and decision.must else None
-                                           for decision in position.decisions))
+                                           for decision in position.decisions),
+                      decision_at=tuple(event.at if decision is not None and decision.must else None
+                                        for decision in position.decisions))
 
 
 def replay(events: list[StoredEvent]) -> GameRecord:

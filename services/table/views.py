@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
 from typing import Any
 
 from libs.platform.envelope import Event, EventType
 from libs.platform.private import is_sealed, reveal_for
+from libs.platform.table_options import GRACE_SECONDS
 from libs.rules.engine import visible_effects
 from services.table.records import GameRecord
 
@@ -36,12 +38,34 @@ def game_view(record: GameRecord, viewer: int | None) -> dict[str, Any]:
         "legal_moves": engine.legal_moves(position, viewer) if acting and viewer is not None else [],
         "can_undo": bool(acting and viewer is not None and engine.can_undo(position, viewer)),
         "last_effects": visible_effects(record.last_effects, viewer),
+        "clocks": clocks(record) if is_running else [],
         "seed_commitment": record.started.data["seed_commitment"],
     }
     if record.ended is not None:
         body["outcome"] = record.ended.data["outcome"]
         body["seed"] = record.ended.data["seed"]
     return body
+
+
+def clocks(record: GameRecord) -> list[dict[str, Any]]:
+    """Return the running think-time clocks: per human seat that must decide, since when and until when.
+
+    The deadline is the think time plus the grace after the decision began; then the computer decides
+    (the durable deadline in `timers.py` is set from the same moment).
+    """
+    think_time = record.platform.get("think_time")
+    if not isinstance(think_time, int):
+        return []
+    shown = []
+    for seat, started in enumerate(record.decision_start):
+        at = record.decision_at[seat] if seat < len(record.decision_at) else None
+        if started is None or at is None or record.is_computer_seat(seat):
+            continue
+        began = datetime.fromisoformat(at.replace("Z", "+00:00"))
+        deadline = began + timedelta(seconds=think_time + GRACE_SECONDS)
+        shown.append({"seat": seat, "since_n": started, "since": at, "think_time": think_time,
+                      "grace": GRACE_SECONDS, "deadline": deadline.isoformat().replace("+00:00", "Z")})
+    return shown
 
 
 def public_event(event: Event, viewer: int | None, is_game_ended: bool) -> dict[str, Any]:

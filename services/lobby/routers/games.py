@@ -17,7 +17,7 @@ def platform_options() -> dict[str, Any]:
     """Return the settings every table has besides the game's own rules."""
     return {
         "tempo": {"label": "Tempo", "default": "normal", "values": list(TEMPOS)},
-        "think_time": {"label": "Bedenkzeit je Zug", "default": DEFAULT_THINK_TIME,
+        "think_time": {"label": "Bedenkzeit je Entscheidung", "default": DEFAULT_THINK_TIME,
                        "values": [*THINK_TIMES, NO_CLOCK], "unit": "s"},
         "stake": {"label": "Einsatz (Taler, nur an offenen Tischen)", "default": 0,
                   "values": [0, *OFFERED_STAKES]},
@@ -29,13 +29,17 @@ def platform_options() -> dict[str, Any]:
 @router.get("")
 async def list_games() -> list[dict[str, Any]]:
     """Every game with its rules version and the settings a table for it can choose."""
-    return [{"game": module.game, "rules": module.rules_id, "settings": module.settings_options(),
-             "platform": platform_options()} for module in registry.all_modules()]
+    return [_described(module) for module in registry.all_modules()]
 
 
 @router.get("/{game}")
 async def show_game(game: str) -> dict[str, Any]:
     """One game's settings (422 with a German reason for an unknown game)."""
-    module = rule_module(game)
+    return _described(rule_module(game))
+
+
+def _described(module: Any) -> dict[str, Any]:
+    """A game as the "new table" screen shows it: its settings, the platform's, and what kind of game it is
+    (seat counts, teams, undo, hidden information: the rule module's spec)."""
     return {"game": module.game, "rules": module.rules_id, "settings": module.settings_options(),
-            "platform": platform_options()}
+            "platform": platform_options(), "spec": module.spec.to_json()}
