@@ -1,13 +1,19 @@
-"""Shared helpers for the rules tests: random games and canonical JSON."""
+"""Shared helpers for the rules tests: random games played through the Engine, refusals, canonical JSON."""
 
 from __future__ import annotations
 
 import copy
 import hashlib
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
+import pytest
+
+from libs.rules import registry
+from libs.rules.engine import UNDO_MOVE, Engine, Position, Step
 from libs.rules.protocol import IllegalMove, Json, RuleModule
 from libs.rules.rng import SeededRng
 
@@ -35,53 +41,126 @@ def configs_of(module: RuleModule) -> list[Json]:
     return list(declared()) if declared is not None else [{}]
 
 
+@contextmanager
+def registered_plugins(names: str) -> Iterator[list[RuleModule]]:
+    """Register plugin rule modules (``registry.load_plugins``) for the block only, then forget them again.
+
+    The registry has no way to forget a module, and other tests list every registered game (the golden
+    files, the lobby's game list), so a test game must not stay registered after its tests ran.
+    """
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(registry, "_MODULES", dict(registry._MODULES))
+        patch.setattr(registry, "_ENGINES", dict(registry._ENGINES))
+        yield registry.load_plugins(names)
+
+
+def engine_for(rules: RuleModule | Engine) -> Engine:
+    """Return the registry's engine for a module (a fresh Engine if this module object is not registered)."""
+    if isinstance(rules, Engine):
+        return rules
+    try:
+        engine = registry.engine(rules.rules_id)
+    except registry.UnknownRules:
+        return Engine(rules)
+    return engine if engine.module is rules else Engine(rules)
+
+
 @dataclass
 class Game:
-    """A played game: the start state, every (seat, move), every state after a move, and the effects."""
+    """A game played through the Engine: every position, every (seat, move) and every step.
 
-    start: Any
+    ``start``, ``states`` and ``final`` are the module's states (as older tests read them); ``positions``
+    holds the Engine's positions, the first one included.
+    """
+
+    positions: list[Position]
     moves: list[tuple[int, Json]] = field(default_factory=list)
-    states: list[Any] = field(default_factory=list)
-    effects: list[list[Json]] = field(default_factory=list)
+    steps: list[Step] = field(default_factory=list)
+
+    @property
+    def start(self) -> Any:
+        return self.positions[0].state
+
+    @property
+    def states(self) -> list[Any]:
+        return [position.state for position in self.positions[1:]]
+
+    @property
+    def effects(self) -> list[list[Json]]:
+        return [step.effects for step in self.steps]
 
     @property
     def final(self) -> Any:
-        return self.states[-1] if self.states else self.start
+        return self.positions[-1].state
+
+    @property
+    def final_position(self) -> Position:
+        return self.positions[-1]
 
 
-def play_random_game(module: RuleModule, config: Json, seats: int, seed: bytes, move_seed: bytes) -> Game:
-    """Play a game with moves chosen by a SeededRng; fail if it does not finish within MAX_MOVES."""
-    state = module.setup(config, seats, seed)
-    game = Game(start=state)
+def play_random_game(rules: RuleModule | Engine, config: Json, seats: int, seed: bytes, move_seed: bytes,
+                     *, undo: bool = True) -> Game:
+    """Play a game through the Engine with moves chosen by a SeededRng; fail if it runs past MAX_MOVES.
+
+    Each move: a seat drawn from every pending seat (must-act and may-act), then one of its legal moves,
+    or "Zurück" where the engine would take a step back (unless ``undo`` is False).
+    """
+    engine = engine_for(rules)
+    position = engine.start(engine.normalize_config(config, seats), seats, seed)
+    game = Game(positions=[position])
     rng = SeededRng(move_seed, "moves")
     for _ in range(MAX_MOVES):
-        if module.is_over(state):
+        if engine.is_over(position):
             return game
-        seat = rng.choice(module.to_move(state))
-        move = rng.choice(module.legal_moves(state, seat))
-        state, effects = module.apply(state, seat, move)
+        seat = rng.choice([pending.seat for pending in engine.pending(position)])
+        choices = engine.legal_moves(position, seat)
+        if undo and engine.can_undo(position, seat):
+            choices = [*choices, dict(UNDO_MOVE)]
+        move = rng.choice(choices)
+        step = engine.apply(position, seat, move)
+        position = step.position
         game.moves.append((seat, move))
-        game.states.append(state)
-        game.effects.append(effects)
+        game.steps.append(step)
+        game.positions.append(position)
     raise AssertionError(f"game did not finish within {MAX_MOVES} moves")
 
 
-def assert_refused_without_change(module: RuleModule, state: Any, seat: int, move: Any) -> IllegalMove:
-    """Assert that apply and preview refuse the move with a German reason and leave the state as it was."""
-    snapshot = copy.deepcopy(state)
+def position_of(engine: Engine, state: Any) -> Position:
+    """Return ``state`` if it is a Position, else a position around a module state that has ``seats``."""
+    if isinstance(state, Position):
+        return state
+    return engine.from_state(state, int(state.seats))
+
+
+def refusal(engine: Engine, position: Position, seat: Any, move: Any, snapshot: Position | None = None) -> IllegalMove:
+    """Assert that the Engine's apply and preview refuse the move alike and leave the position as it was.
+
+    ``snapshot`` is a deep copy of the position taken earlier (one copy serves many refusals).
+    """
+    snapshot = copy.deepcopy(position) if snapshot is None else snapshot
     try:
-        module.apply(state, seat, move)
+        engine.apply(position, seat, move)
     except IllegalMove as error:
         refused = error
     else:
-        raise AssertionError(f"move {move!r} of seat {seat} was accepted")
-    assert isinstance(refused.reason, str) and refused.reason.strip()
-    assert isinstance(refused.code, str) and refused.code
+        raise AssertionError(f"move {move!r} of seat {seat!r} was accepted")
+    assert isinstance(refused.reason, str) and refused.reason.strip(), refused
+    assert isinstance(refused.code, str) and refused.code, refused
     try:
-        module.preview(state, seat, move)
-    except IllegalMove:
-        pass
+        engine.preview(position, seat, move)
+    except IllegalMove as error:
+        assert (error.reason, error.code) == (refused.reason, refused.code), (error, refused)
     else:
-        raise AssertionError(f"preview accepted illegal move {move!r}")
-    assert state == snapshot
+        raise AssertionError(f"preview accepted illegal move {move!r} of seat {seat!r}")
+    assert position == snapshot, "a refused move changed the position"
     return refused
+
+
+def assert_refused_without_change(rules: RuleModule | Engine, state: Any, seat: Any, move: Any) -> IllegalMove:
+    """Assert that the Engine refuses the move (apply and preview, German reason and code), nothing changed.
+
+    ``state`` is an Engine Position or a module state with a ``seats`` attribute; refusals always go
+    through the Engine, which makes the checks every game shares (whose turn it is, the move's shape).
+    """
+    engine = engine_for(rules)
+    return refusal(engine, position_of(engine, state), seat, move)
