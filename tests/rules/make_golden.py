@@ -1,16 +1,17 @@
 """Write the golden playthrough of every registered game and config: ``python -m tests.rules.make_golden``.
 
-A golden file pins a whole seeded game: the moves (chosen by a SeededRng), the final scores and the
-SHA-256 of the canonical JSON of every view after each move. Regenerate only for a new rules version.
+A golden file pins a whole seeded game played through the Engine: the moves (chosen by a SeededRng), the
+final scores and the SHA-256 of the canonical JSON of every view after each move. Regenerate only for a
+new rules version.
 """
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 from libs.rules import registry
+from libs.rules.engine import Engine, Position
 from libs.rules.protocol import Json, RuleModule
 from libs.rules.rng import SeededRng
 from tests.rules.helpers import configs_of, sha256_json
@@ -30,36 +31,38 @@ def golden_name(module: RuleModule, config: Json) -> str:
     return "_".join(parts) + ".json"
 
 
-def views_hash(module: RuleModule, state: Any, seats: int) -> str:
+def views_hash(engine: Engine, position: Position) -> str:
     """Return the SHA-256 of the canonical JSON of all views (spectator, then every seat)."""
-    return sha256_json([module.view(state, viewer) for viewer in (None, *range(seats))])
+    return sha256_json([engine.view(position, viewer) for viewer in (None, *range(position.seats))])
 
 
-def play_golden(module: RuleModule, config: Json, seed: bytes, seats: int) -> Json:
-    """Play the golden game and return its record."""
-    state = module.setup(config, seats, seed)
+def play_golden(engine: Engine, config: Json, seed: bytes, seats: int) -> Json:
+    """Play the golden game and return its record (a seat chosen among those that must act, then a move)."""
+    normalized = engine.normalize_config(config, seats)
+    position = engine.start(normalized, seats, seed)
     rng = SeededRng(seed, "golden-moves")
     record: Json = {
-        "rules": module.rules_id,
-        "config": module.normalize_config(config, seats),
+        "rules": engine.rules_id,
+        "config": normalized,
         "seats": seats,
         "seed": seed.hex(),
-        "start_views_sha256": views_hash(module, state, seats),
+        "start_views_sha256": views_hash(engine, position),
         "moves": [],
     }
-    while not module.is_over(state):
-        seat = rng.choice(module.to_move(state))
-        move = rng.choice(module.legal_moves(state, seat))
-        state, effects = module.apply(state, seat, move)
+    while not engine.is_over(position):
+        seat = rng.choice(engine.must_act(position))
+        move = rng.choice(engine.legal_moves(position, seat))
+        step = engine.apply(position, seat, move)
+        position = step.position
         record["moves"].append(
             {
                 "seat": seat,
                 "move": move,
-                "effects_sha256": sha256_json(effects),
-                "views_sha256": views_hash(module, state, seats),
+                "effects_sha256": sha256_json(step.effects),
+                "views_sha256": views_hash(engine, position),
             }
         )
-    outcome = module.outcome(state)
+    outcome = engine.outcome(position)
     record["final_scores"] = list(outcome.scores)
     record["final_places"] = list(outcome.places)
     record["outcome_sha256"] = sha256_json(outcome.to_json())
@@ -71,7 +74,7 @@ def main() -> None:
     GOLDEN_DIR.mkdir(exist_ok=True)
     for module in registry.all_modules():
         for config in configs_of(module):
-            record = play_golden(module, config, GOLDEN_SEED, GOLDEN_SEATS)
+            record = play_golden(registry.engine(module.rules_id), config, GOLDEN_SEED, GOLDEN_SEATS)
             path = GOLDEN_DIR / golden_name(module, config)
             path.write_text(json.dumps(record, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
             print(f"wrote {path} ({len(record['moves'])} moves, scores {record['final_scores']})")

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from libs.rules.speedmosaik.displays import FACTORIES_PER_SEATS
 from libs.rules.speedmosaik.sternpavillon.state import PHASE_TAKE, PlayerBoard, Stars, SternpavillonState
 from libs.rules.speedmosaik.sternpavillon.tiles import (
     CENTRE_STAR,
     COLOURS,
-    FACTORIES_PER_SEATS,
     SPACES,
     STARS,
     START_SCORE,

@@ -12,7 +12,7 @@ from libs.rules.speedmosaik.kachelwand.scoring import bonus_lines
 from libs.rules.speedmosaik.kachelwand.state import KachelwandState
 from libs.rules.speedmosaik.kachelwand.tiles import START_TILE
 from tests.rules.helpers import assert_refused_without_change
-from tests.rules.speedmosaik_builders import board, free_board, lines, table
+from tests.rules.speedmosaik_builders import board, engine_refusal, free_board, lines, must_act, table
 
 EMPTY = free_board()
 BAG = ("gelb",) * 40
@@ -107,7 +107,7 @@ def test_the_preview_of_a_completing_line_shows_its_best_column() -> None:
 
 def test_at_round_end_a_full_line_with_several_free_columns_waits_for_its_owner() -> None:
     after = _end_round(free_board(pattern=lines(r1=("rot", 1)), score=10))
-    assert MODULE.to_move(after) == (0,)
+    assert must_act(after) == (0,)
     assert MODULE.legal_moves(after, 0) == [{"spalte": column} for column in range(1, 6)]
     assert MODULE.legal_moves(after, 1) == []
     view = MODULE.view(after, 0)
@@ -117,7 +117,7 @@ def test_at_round_end_a_full_line_with_several_free_columns_waits_for_its_owner(
     assert [option["spalte"] for option in choice["spalten"]] == [1, 2, 3, 4, 5]
     done, effects = MODULE.apply(after, 0, {"spalte": 3})
     assert done.boards[0].wall_colours is not None and done.boards[0].wall_colours[0][2] == "rot"
-    assert done.round == 2 and MODULE.to_move(done) == (0,)
+    assert done.round == 2 and must_act(done) == (0,)
     # Wall +1, floor −2 (start tile and Blau).
     assert done.boards[0].score == 9
     assert effects[0]["text"] == "Platz 1 hängt Rot in Wandreihe 1, Spalte 3: einzeln = 1"
@@ -127,20 +127,21 @@ def test_taking_tiles_is_refused_while_the_walls_are_tiled() -> None:
     after = _end_round(free_board(pattern=lines(r1=("rot", 1))))
     refused = assert_refused_without_change(MODULE, after, 0, {"source": "mitte", "farbe": "blau", "reihe": 0})
     assert refused.code == "malformed"
-    refused = assert_refused_without_change(MODULE, after, 1, {"spalte": 1})
-    assert refused.code == "not_your_turn"
+    # Seat 1 has no column to choose: the engine refuses it like any seat without a decision.
+    refused = engine_refusal(after, 1, {"spalte": 1})
+    assert (refused.code, refused.reason) == ("not_your_turn", "Platz 1 ist am Zug, nicht du.")
 
 
 def test_seats_choose_their_columns_in_parallel() -> None:
     first = free_board(pattern=lines(r1=("rot", 1), r2=("blau", 2)))
     second = free_board(pattern=lines(r1=("gelb", 1)))
     after = _end_round(first, second)
-    assert MODULE.to_move(after) == (0, 1)
+    assert must_act(after) == (0, 1)
     after, _ = MODULE.apply(after, 1, {"spalte": 5})
-    assert MODULE.to_move(after) == (0,)
+    assert must_act(after) == (0,)
     after, _ = MODULE.apply(after, 0, {"spalte": 1})
     # Line 2 of seat 0 now chooses too (Blau may go anywhere in row 2).
-    assert MODULE.to_move(after) == (0,)
+    assert must_act(after) == (0,)
     assert MODULE.view(after, 0)["spieler"][0]["wandlegen"]["wahl"]["reihe"] == 2
     after, _ = MODULE.apply(after, 0, {"spalte": 1})
     assert after.round == 2 and not after.tiling
@@ -230,7 +231,7 @@ def test_a_line_above_can_take_the_last_column_so_its_column_choice_warns_first(
 def test_the_next_round_is_started_by_the_start_tile_holder_after_all_choices() -> None:
     state = _free_table(free_board(pattern=lines(r1=("rot", 1))), EMPTY, centre=("blau",), current=1)
     after, _ = MODULE.apply(state, 1, {"source": "mitte", "farbe": "blau", "reihe": 0})
-    assert MODULE.to_move(after) == (0,)
+    assert must_act(after) == (0,)
     after, effects = MODULE.apply(after, 0, {"spalte": 2})
     assert after.current == 1 and after.boards[1].floor == ()
     assert effects[-1]["text"] == "Runde 2 beginnt, Platz 2 fängt an."
@@ -251,7 +252,7 @@ def test_a_bot_view_during_the_choice_determinizes_to_the_same_table() -> None:
     view = MODULE.view(after, 1)
     rebuilt = MODULE.determinize(view, 1, SeededRng(b"bot"))
     assert MODULE.view(rebuilt, 1) == view
-    assert MODULE.to_move(rebuilt) == (0, 1)
+    assert must_act(rebuilt) == (0, 1)
     assert MODULE.legal_moves(rebuilt, 1) == MODULE.legal_moves(after, 1)
 
 

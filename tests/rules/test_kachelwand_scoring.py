@@ -12,7 +12,7 @@ from libs.rules.speedmosaik.kachelwand.scoring import bonus_lines, final_outcome
 from libs.rules.speedmosaik.kachelwand.state import Board
 from libs.rules.speedmosaik.kachelwand.tiles import COLOURS, START_TILE, wall_colour, wall_column
 from tests.rules.helpers import assert_refused_without_change
-from tests.rules.speedmosaik_builders import board, lines, table
+from tests.rules.speedmosaik_builders import board, engine_refusal, lines, must_act, table
 
 EMPTY = board()
 
@@ -163,7 +163,8 @@ def test_unknown_colours_factories_and_lines_are_refused() -> None:
     assert assert_refused_without_change(MODULE, state, 0, _take("schale", "lila", 1, 1)).code == "unknown_colour"
     assert assert_refused_without_change(MODULE, state, 0, _take("schale", "blau", 6, 1)).code == "no_such_line"
     assert assert_refused_without_change(MODULE, state, 0, _take("schale", "blau", 1, 6)).code == "no_such_factory"
-    assert assert_refused_without_change(MODULE, state, 1, _take("schale", "blau", 1, 1)).code == "not_your_turn"
+    refused = engine_refusal(state, 1, _take("schale", "blau", 1, 1))
+    assert (refused.code, refused.reason) == ("not_your_turn", "Platz 1 ist am Zug, nicht du.")
 
 
 def test_the_first_to_take_from_the_centre_gets_the_start_tile_and_starts_next_round() -> None:
@@ -229,7 +230,7 @@ def test_the_game_ends_after_the_round_in_which_a_wall_row_is_completed() -> Non
     assert not MODULE.is_over(after)
     after, effects = MODULE.apply(after, 0, _take("mitte", "schwarz", 0))
     assert MODULE.is_over(after)
-    assert MODULE.to_move(after) == ()
+    assert must_act(after) == ()
     assert after.boards[1].wall[1][wall_column(1, "rot")]  # the round was finished for everybody
     assert any(effect["key"] == "kachelwand.spielende" for effect in effects)
     outcome = MODULE.outcome(after)

@@ -15,17 +15,18 @@ B, G, N, R, V = "blau", "gelb", "gruen", "rot", "violett"
 
 
 def _play(seed: bytes, levels: tuple[str, ...], palace: str = "saeulen") -> tuple[int, ...]:
-    module = registry.get(RULES)
-    state = module.setup({"workshop": "kirchenfenster", "palace": palace}, len(levels), seed)
+    engine = registry.engine(RULES)
+    config = engine.normalize_config({"workshop": "kirchenfenster", "palace": palace}, len(levels))
+    position = engine.start(config, len(levels), seed)
     rng = SeededRng(seed, "bots")
     turn = 0
-    while not module.is_over(state):
-        seat = module.to_move(state)[0]
-        move = decide(RULES, module.view(state, seat), seat, levels[seat], rng.derive(f"zug-{turn}"))
-        assert move in module.legal_moves(state, seat)
-        state, _ = module.apply(state, seat, move)
+    while not engine.is_over(position):
+        seat = engine.must_act(position)[0]
+        move = decide(RULES, engine.view(position, seat), seat, levels[seat], rng.derive(f"zug-{turn}"))
+        assert move in engine.legal_moves(position, seat)
+        position = engine.apply(position, seat, move).position
         turn += 1
-    return module.outcome(state).places
+    return engine.outcome(position).places
 
 
 def _wins(better: str, worse: str, games: int, palace: str = "saeulen") -> int:

@@ -20,6 +20,7 @@ from libs.rules.speedmosaik.kirchenfenster.material import (
 from libs.rules.speedmosaik.kirchenfenster.state import Board, KirchenfensterState, PendingWindow
 from tests.rules.helpers import assert_refused_without_change
 from tests.rules.kirchenfenster_builders import board, plenty_bag, strip, table
+from tests.rules.speedmosaik_builders import engine_refusal, must_act
 
 B, G, N, R, V = "blau", "gelb", "gruen", "rot", "violett"
 CONFIG = {"workshop": "kirchenfenster"}
@@ -200,7 +201,7 @@ def test_malformed_moves_unknown_colours_and_wrong_seats_are_refused() -> None:
         ({"source": "schale"}, "malformed"),
     ]:
         assert assert_refused_without_change(MODULE, state, 0, move).code == code
-    assert assert_refused_without_change(MODULE, state, 1, take("schale", B, 1, schale=1)).code == "not_your_turn"
+    assert engine_refusal(state, 1, take("schale", B, 1, schale=1)).code == "not_your_turn"
 
 
 # --- the breakage track ------------------------------------------------------------------------------------
@@ -244,7 +245,7 @@ def test_the_player_chooses_the_window_pane_as_an_ordinary_decision() -> None:
     almost = board(strips={1: strip(B, B, B, G)})
     state = two_players(first=almost)
     after, _ = MODULE.apply(state, 0, take("schale", G, 1, schale=1))
-    assert MODULE.to_move(after) == (0,)
+    assert must_act(after) == (0,)
     assert after.pending == PendingWindow(0, 0)
     assert MODULE.legal_moves(after, 0) == [{"aktion": "fenster", "farbe": B}, {"aktion": "fenster", "farbe": G}]
     view = MODULE.view(after, 1)
@@ -326,7 +327,7 @@ def test_the_glass_tower_refills_the_bag_when_it_runs_empty() -> None:
 def test_the_game_ends_after_six_rounds_with_the_end_scoring() -> None:
     state = two_players(factories=((), (), (), (), ()), centre=(R,), bag=plenty_bag(), round_number=6)
     after, effects = MODULE.apply(state, 0, take("mitte", R, 2))
-    assert MODULE.is_over(after) and MODULE.to_move(after) == ()
+    assert MODULE.is_over(after) and must_act(after) == ()
     assert effects[-3]["text"] == "Nach 6 Runden ist die Partie vorbei."
     state5 = two_players(factories=((), (), (), (), ()), centre=(R,), bag=plenty_bag(), round_number=5)
     assert not MODULE.is_over(MODULE.apply(state5, 0, take("mitte", R, 2))[0])

@@ -22,20 +22,20 @@ def table(*args: object, **kwargs: object) -> object:
 
 
 def _play(seed: bytes, levels: tuple[str, ...]) -> tuple[tuple[int, ...], set[str]]:
-    module = registry.get(RULES)
-    state = module.setup(CONFIG, len(levels), seed)
+    engine = registry.engine(RULES)
+    position = engine.start(engine.normalize_config(CONFIG, len(levels)), len(levels), seed)
     rng = SeededRng(seed, "bots")
     phases: set[str] = set()
     turn = 0
-    while not module.is_over(state):
-        seat = module.to_move(state)[0]
-        view = module.view(state, seat)
+    while not engine.is_over(position):
+        seat = engine.must_act(position)[0]
+        view = engine.view(position, seat)
         phases.add(view["phase"])
         move = decide(RULES, view, seat, levels[seat], rng.derive(f"zug-{turn}"))
-        assert move in module.legal_moves(state, seat)
-        state, _ = module.apply(state, seat, move)
+        assert move in engine.legal_moves(position, seat)
+        position = engine.apply(position, seat, move).position
         turn += 1
-    return module.outcome(state).places, phases
+    return engine.outcome(position).places, phases
 
 
 def test_every_level_plays_a_whole_four_player_game_with_legal_moves_only() -> None:

@@ -18,6 +18,7 @@ from libs.rules.speedmosaik.sternpavillon.state import (
     SternpavillonState,
 )
 from libs.rules.speedmosaik.sternpavillon.tiles import BONUS_PLACES, COLOURS, WILD_ORDER, counts_of
+from tests.rules.speedmosaik_builders import engine_refusal, must_act
 from tests.rules.sternpavillon_builders import board, hand, stars, table
 
 CONFIG: Json = {"workshop": "sternpavillon"}
@@ -67,7 +68,7 @@ def test_a_new_game_has_132_tiles_factories_of_four_and_a_supply_of_ten(seats: i
 def test_every_player_starts_with_five_points_and_seat_one_takes_first() -> None:
     state = MODULE.setup(CONFIG, 3, b"start")
     assert [player.score for player in state.boards] == [5, 5, 5]
-    assert MODULE.to_move(state) == (0,)
+    assert must_act(state) == (0,)
     assert MODULE.view(state, 0)["phase"] == "nehmen"
 
 
@@ -98,7 +99,7 @@ def test_taking_a_colour_brings_exactly_one_joker_and_the_rest_goes_to_the_centr
     assert after.centre == ("blau",)
     assert after.factories[0] == ()
     assert effects[0]["params"]["joker"] == 1
-    assert MODULE.to_move(after) == (1,)
+    assert must_act(after) == (1,)
 
 
 def test_the_joker_colour_can_only_be_taken_alone_and_then_one_tile() -> None:
@@ -146,7 +147,7 @@ def test_when_all_tiles_are_taken_the_start_tile_holder_begins_placing() -> None
     )
     after, effects = _apply(state, 0, {"aktion": "nehmen", "quelle": "schale", "schale": 3, "farbe": "gelb"})
     assert after.phase == PHASE_PLACE
-    assert MODULE.to_move(after) == (1,)
+    assert must_act(after) == (1,)
     assert effects[-1]["key"] == "sternpavillon.legephase"
 
 
@@ -160,7 +161,7 @@ def test_taking_refuses_missing_colours_and_unknown_factories() -> None:
     )
     assert _refused(state, 0, {"aktion": "nehmen", "quelle": "mitte", "farbe": "schwarz"}).code == "unknown_colour"
     assert _refused(state, 0, {"aktion": "passen"}).code == "wrong_phase"
-    assert _refused(state, 1, {"aktion": "nehmen", "quelle": "schale", "schale": 3, "farbe": "gelb"}).code == (
+    assert engine_refusal(state, 1, {"aktion": "nehmen", "quelle": "schale", "schale": 3, "farbe": "gelb"}).code == (
         "not_your_turn"
     )
 
@@ -245,7 +246,7 @@ def test_surrounding_a_window_earns_three_bonus_tiles_chosen_from_the_supply() -
     bag = ("orange", "orange", "gruen", "rot")
     state = _placing(hand(rot=6), stars(rot="....X."), supply=supply, bag=bag)
     after, effects = _apply(state, 0, {"aktion": "legen", "stern": "rot", "feld": 6, "joker": 0})
-    assert after.phase == PHASE_BONUS and MODULE.to_move(after) == (0,)
+    assert after.phase == PHASE_BONUS and must_act(after) == (0,)
     assert after.boards[0].surrounded == ("fenster-rot",)
     assert any(effect["key"] == "sternpavillon.umschlossen" for effect in effects)
     assert MODULE.view(after, 0)["bonus"] == {"platz": 0, "noch": 3}
@@ -257,7 +258,7 @@ def test_surrounding_a_window_earns_three_bonus_tiles_chosen_from_the_supply() -
     assert after.boards[0].hand == hand(blau=2, gelb=1)
     assert len(after.supply) == 10
     assert after.bag == ("rot",)
-    assert after.phase == PHASE_PLACE and MODULE.to_move(after) == (1,)
+    assert after.phase == PHASE_PLACE and must_act(after) == (1,)
 
 
 def test_a_pillar_earns_one_bonus_tile_and_a_statue_two() -> None:
@@ -276,7 +277,7 @@ def test_bonus_tiles_come_without_asking_when_there_is_no_choice() -> None:
     state = _placing(hand(rot=6), stars(rot="....X."), supply=("gelb",) * 10)
     after, effects = _apply(state, 0, {"aktion": "legen", "stern": "rot", "feld": 6, "joker": 0})
     assert after.boards[0].hand == hand(gelb=3)
-    assert after.phase == PHASE_PLACE and MODULE.to_move(after) == (1,)
+    assert after.phase == PHASE_PLACE and must_act(after) == (1,)
     assert [effect["params"]["automatisch"] for effect in effects if effect["key"] == "sternpavillon.bonusstein"] == [
         True,
         True,
@@ -300,13 +301,13 @@ def test_passing_with_four_tiles_or_fewer_keeps_them_all_without_a_question() ->
     state = _placing(hand(rot=2, blau=2))
     after, _ = _apply(state, 0, {"aktion": "passen"})
     assert after.boards[0].hand == hand(rot=2, blau=2) and after.boards[0].has_passed
-    assert after.phase == PHASE_PLACE and MODULE.to_move(after) == (1,)
+    assert after.phase == PHASE_PLACE and must_act(after) == (1,)
 
 
 def test_passing_with_more_tiles_asks_which_to_keep_and_suggests_the_most_useful() -> None:
     state = _placing(hand(rot=3, blau=2, gruen=2), stars(blau="XXXXXX"))
     after, _ = _apply(state, 0, {"aktion": "passen"})
-    assert after.phase == PHASE_KEEP and MODULE.to_move(after) == (0,)
+    assert after.phase == PHASE_KEEP and must_act(after) == (0,)
     keep = MODULE.view(after, 0)["behalten"]
     assert keep["frei"] == 4 and keep["steine"] == 7
     # Round 2's joker is Grün; the full blue star needs no more blue (only the centre star might).
@@ -338,7 +339,7 @@ def test_after_everybody_passed_the_next_round_starts_with_the_start_tile_holder
     state = table((first, second), phase=PHASE_PLACE, starter=1, bag=bag, supply=("rot",) * 10)
     after, effects = _apply(state, 0, {"aktion": "passen"})
     assert after.round == 2 and after.phase == PHASE_TAKE
-    assert MODULE.to_move(after) == (1,)
+    assert must_act(after) == (1,)
     assert after.start_tile_in_centre and after.start_tile_holder is None
     assert all(len(factory) == 4 for factory in after.factories)
     assert not any(player.has_passed for player in after.boards)
@@ -360,10 +361,13 @@ def test_in_the_last_round_passing_asks_nothing_and_leftover_tiles_cost_a_point_
 
 def test_malformed_moves_are_refused() -> None:
     state = _placing(hand(rot=2))
-    for move in ({}, {"aktion": "legen"}, {"aktion": "passen", "x": 1}, "passen", None,
+    for move in ({}, {"aktion": "legen"}, {"aktion": "passen", "x": 1},
                  {"aktion": "legen", "stern": "rot", "feld": 1, "joker": 0, "farbe": "rot"},
                  {"aktion": "legen", "stern": "mitte", "feld": 1, "joker": 0}):
         assert _refused(state, 0, move).code in ("malformed", "no_such_star")
+    # A move that is no JSON object at all never reaches the rules: the engine refuses it.
+    for shape in ("passen", None, ["aktion", "passen"]):
+        assert engine_refusal(state, 0, shape).code == "malformed"
 
 
 def test_random_games_keep_all_132_tiles_and_every_score_adds_up() -> None:
@@ -371,7 +375,7 @@ def test_random_games_keep_all_132_tiles_and_every_score_adds_up() -> None:
         state = MODULE.setup(CONFIG, seats, f"count-{seats}".encode())
         rng = SeededRng(b"moves", str(seats))
         while not MODULE.is_over(state):
-            seat = MODULE.to_move(state)[0]
+            seat = must_act(state)[0]
             state, _ = MODULE.apply(state, seat, rng.choice(MODULE.legal_moves(state, seat)))
             assert sum(_all_tiles(state).values()) == 132
             for player in state.boards:

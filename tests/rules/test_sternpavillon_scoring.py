@@ -11,6 +11,7 @@ from libs.rules.rng import SeededRng
 from libs.rules.speedmosaik import MODULE
 from libs.rules.speedmosaik.sternpavillon.scoring import apply_end_scoring, final_outcome
 from libs.rules.speedmosaik.sternpavillon.state import PHASE_KEEP, PHASE_PLACE, SternpavillonState
+from tests.rules.speedmosaik_builders import must_act
 from tests.rules.sternpavillon_builders import board, hand, stars, table
 
 CONFIG: Json = {"workshop": "sternpavillon"}
@@ -127,7 +128,7 @@ def test_determinized_states_show_the_same_view_in_every_phase() -> None:
     phases: set[str] = set()
     step = 0
     while not MODULE.is_over(state):
-        seat = MODULE.to_move(state)[0]
+        seat = must_act(state)[0]
         view = MODULE.view(state, seat)
         phases.add(view["phase"])
         sampled = MODULE.determinize(view, seat, SeededRng(b"bot", str(step)))

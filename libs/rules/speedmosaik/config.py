@@ -24,7 +24,6 @@ OPTION_NAMES: dict[str, str] = {"workshop": "Werkstatt", "wall": "Wand", "jokers
 NOT_YET_PLAYABLE: dict[tuple[str, str, str], str] = {}
 """Options that are described but not yet playable in this rules version, with the reason a player reads."""
 
-KACHELWAND_KEYS: tuple[str, ...] = ("workshop", "wall", "jokers")
 DEFAULT_CONFIG: dict[str, str] = {"workshop": "kachelwand", "wall": "fest", "jokers": "ohne"}
 
 MIN_SEATS = 2
@@ -34,6 +33,12 @@ MAX_SEATS = 4
 def defaults(workshop: str) -> Json:
     """Return the full default config of a workshop."""
     return {"workshop": workshop, **{key: values[0] for key, values in OPTIONS[workshop].items()}}
+
+
+def as_items(normalized: Json) -> tuple[tuple[str, str], ...]:
+    """Return a normalised config as a state keeps it: the workshop, then its options in their order."""
+    workshop = str(normalized["workshop"])
+    return (("workshop", workshop), *((key, str(normalized[key])) for key in OPTIONS[workshop]))
 
 
 def normalize(config: Any, seats: Any, playable_workshops: tuple[str, ...]) -> Json:

@@ -44,3 +44,11 @@ def effect(key: str, text: str, **params: Any) -> Json:
 def lines_json(lines: tuple[ComputationLine, ...]) -> list[Json]:
     """Return computation lines ("Rechenweg") as JSON data."""
     return [line.to_json() for line in lines]
+
+
+def lines_from_json(items: list[Json]) -> tuple[ComputationLine, ...]:
+    """Return computation lines read back from their JSON (a view's Rechenweg, for determinize)."""
+    return tuple(
+        ComputationLine(label=item["label"], points=item["points"], key=item["key"], params=dict(item["params"]))
+        for item in items
+    )

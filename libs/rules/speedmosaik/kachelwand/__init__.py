@@ -1,5 +1,1 @@
-"""Kachelwand: the base form of Speedmosaik (pattern lines, a wall, a floor)."""
-
-from libs.rules.speedmosaik.kachelwand.workshop import WORKSHOP, Kachelwand
-
-__all__ = ["WORKSHOP", "Kachelwand"]
+"""Kachelwand: the base form of Speedmosaik (pattern lines, a wall, a floor; free wall and jokers as options)."""

@@ -6,6 +6,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from libs.rules.protocol import ComputationLine, IllegalMove, Json, Phrase
+from libs.rules.speedmosaik.displays import FACTORIES_PER_SEATS, bag_refilled, round_starter
 from libs.rules.speedmosaik.kachelwand.rules import CONFIRM_KEY, fill_factories
 from libs.rules.speedmosaik.kachelwand.scoring import (
     TilePoints,
@@ -20,7 +21,7 @@ from libs.rules.speedmosaik.kachelwand.scoring import (
     wall_tile_line,
 )
 from libs.rules.speedmosaik.kachelwand.state import Board, KachelwandState
-from libs.rules.speedmosaik.kachelwand.tiles import FACTORIES_PER_SEATS, WALL_SIZE, colour_name, sorted_tiles
+from libs.rules.speedmosaik.kachelwand.tiles import WALL_SIZE, colour_name, sorted_tiles
 from libs.rules.speedmosaik.kachelwand.wall import (
     FullLine,
     free_columns,
@@ -30,6 +31,7 @@ from libs.rules.speedmosaik.kachelwand.wall import (
     pending_line,
 )
 from libs.rules.speedmosaik.texts import effect, phrase, points_word, seat_name, signed, tiles_word
+from libs.rules.speedmosaik.workshop import with_board
 
 
 def _wall_effect(seat: int, row: int, colour: str, tile: TilePoints, column: int | None, only: bool) -> Json:
@@ -72,8 +74,8 @@ def _round_score_effect(seat: int, board: Board, result: Any) -> Json:
     )
 
 
-def end_round(state: KachelwandState, effects: list[Json]) -> tuple[KachelwandState, list[Json]]:
-    """Tile the walls and score; on the free wall stop where seats must choose a column."""
+def end_round(state: KachelwandState, last_taker: int, effects: list[Json]) -> tuple[KachelwandState, list[Json]]:
+    """Tile the walls and score after the round's last take; on the free wall stop where seats must choose."""
     effects.append(
         effect(
             "kachelwand.runde_ende",
@@ -81,8 +83,7 @@ def end_round(state: KachelwandState, effects: list[Json]) -> tuple[KachelwandSt
             runde=state.round,
         )
     )
-    # ``current`` is the seat after the round's last mover: it starts if nobody took the start tile.
-    start = state.start_tile_holder if state.start_tile_holder is not None else state.current
+    start = round_starter(state.start_tile_holder, last_taker, state.seats)
     if not state.is_free_wall:
         lid = list(state.lid)
         boards: list[Board] = []
@@ -101,6 +102,16 @@ def end_round(state: KachelwandState, effects: list[Json]) -> tuple[KachelwandSt
     if choosing_seats(tiling):
         return tiling, effects
     return complete_round(tiling, start, effects)
+
+
+def movers(state: KachelwandState) -> tuple[int, ...]:
+    """Return the seat that must take tiles, or at a free-wall round end every seat choosing a column; ()
+    once the game is over."""
+    if state.is_finished:
+        return ()
+    if state.tiling:
+        return choosing_seats(state)
+    return (state.current,)
 
 
 def choosing_seats(state: KachelwandState) -> tuple[int, ...]:
@@ -163,8 +174,7 @@ def advance_tiling(state: KachelwandState, seat: int, effects: list[Json]) -> Ka
                 )
             )
             break
-    boards = tuple(board if i == seat else other for i, other in enumerate(state.boards))
-    return replace(state, boards=boards, lid=sorted_tiles(lid))
+    return replace(state, boards=with_board(state.boards, seat, board), lid=sorted_tiles(lid))
 
 
 @dataclass(frozen=True)
@@ -225,19 +235,17 @@ def column_options(board: Board) -> list[ColumnOption]:
     return [ColumnOption(row, colour, column, tile, falls, falls - fewest) for column, tile, falls in options]
 
 
-def parse_column(state: KachelwandState, seat: int, move: Any) -> tuple[ColumnOption, bool]:
-    """Check a column move ``{"spalte": n}`` of a choosing seat; return the option and whether it is confirmed."""
-    if state.is_finished:
-        raise IllegalMove("Die Partie ist schon vorbei.", "game_over")
-    if not isinstance(move, dict) or "spalte" not in move or not set(move) <= {"spalte", CONFIRM_KEY}:
+def parse_column(state: KachelwandState, seat: int, move: Json) -> tuple[ColumnOption, bool]:
+    """Check a column move ``{"spalte": n}`` of a choosing seat; return the option and whether it is confirmed.
+
+    The seat is one of ``choosing_seats`` (the engine lets no other seat move now).
+    """
+    if "spalte" not in move or not set(move) <= {"spalte", CONFIRM_KEY}:
         raise IllegalMove("Wähle die Spalte für deine oberste volle Musterreihe: {\"spalte\": 1 bis 5}.", "malformed")
     confirmed = move.get(CONFIRM_KEY, False)
     column = move["spalte"]
     if not isinstance(confirmed, bool) or not isinstance(column, int) or isinstance(column, bool):
         raise IllegalMove("Dieser Zug hat ein unbekanntes Format.", "malformed")
-    if not isinstance(seat, int) or seat not in choosing_seats(state):
-        waiting = ", ".join(seat_name(s) for s in choosing_seats(state))
-        raise IllegalMove(f"Du musst keine Spalte wählen – es wählen: {waiting}.", "not_your_turn")
     if not 1 <= column <= WALL_SIZE:
         raise IllegalMove("Es gibt nur die Spalten 1 bis 5.", "no_such_column")
     options = column_options(state.boards[seat])
@@ -270,7 +278,7 @@ def apply_column(state: KachelwandState, seat: int, option: ColumnOption) -> tup
     """Hang the seat's topmost full line in the chosen column and go on tiling; finish the round when all are done."""
     board, tile, to_lid = hang_line(state.boards[seat], option.row, option.column)
     effects = [_wall_effect(seat, option.row, option.colour, tile, option.column, False)]
-    boards = tuple(board if i == seat else other for i, other in enumerate(state.boards))
+    boards = with_board(state.boards, seat, board)
     after = advance_tiling(replace(state, boards=boards, lid=sorted_tiles([*state.lid, *to_lid])), seat, effects)
     if choosing_seats(after):
         return after, effects
@@ -287,13 +295,7 @@ def complete_round(state: KachelwandState, start: int, effects: list[Json]) -> t
         scored.bag, scored.lid, FACTORIES_PER_SEATS[state.seats], state.seed, next_round
     )
     if refilled:
-        effects.append(
-            effect(
-                "kachelwand.beutel_nachgefuellt",
-                f"Der Beutel ist leer: {refilled} {tiles_word(refilled)} aus dem Deckel kommen zurück in den Beutel.",
-                anzahl=refilled,
-            )
-        )
+        effects.append(bag_refilled("kachelwand.beutel_nachgefuellt", refilled, tiles_word(refilled), "dem Deckel"))
     started = replace(
         scored,
         round=next_round,

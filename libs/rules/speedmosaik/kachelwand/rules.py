@@ -8,24 +8,24 @@ from typing import Any
 from libs.rules.protocol import IllegalMove, Json, Phrase
 from libs.rules.rng import SeededRng
 from libs.rules.speedmosaik import displays
+from libs.rules.speedmosaik.displays import FACTORIES_PER_SEATS, PIECES_PER_FACTORY, source_name
 from libs.rules.speedmosaik.kachelwand.state import EMPTY_WALL_COLOURS, Board, KachelwandState, PatternLine
 from libs.rules.speedmosaik.kachelwand.tiles import (
     COLOURS,
-    FACTORIES_PER_SEATS,
     FLOOR_SPACES,
     JOKER,
     JOKERS_IN_BAG,
     START_TILE,
     TILES_PER_COLOUR,
-    TILES_PER_FACTORY,
     WALL_SIZE,
     colour_name,
     floor_penalty,
     sorted_tiles,
 )
 from libs.rules.speedmosaik.kachelwand.wall import fall_risk, row_has_colour
-from libs.rules.speedmosaik.moves import is_int
+from libs.rules.speedmosaik.moves import factory_index, is_int
 from libs.rules.speedmosaik.texts import effect, phrase, seat_name
+from libs.rules.speedmosaik.workshop import with_board
 
 SOURCE_FACTORY = "schale"
 SOURCE_CENTRE = "mitte"
@@ -91,18 +91,12 @@ class Placement:
         return (colour,) * (colour_tiles - colour_into_line) + (JOKER,) * (self.jokers - self.jokers_into_line)
 
 
-def _source_name(take: Take) -> str:
-    return "der Mitte" if take.factory is None else f"Schale {take.factory + 1}"
-
-
 def _target_name(line: int) -> str:
     return "Boden" if line == FLOOR_LINE else f"Musterreihe {line}"
 
 
-def parse_move(state: KachelwandState, move: Any) -> Take:
-    """Check the move's JSON shape and return it parsed; raise IllegalMove for a broken shape."""
-    if not isinstance(move, dict):
-        raise IllegalMove("Dieser Zug hat ein unbekanntes Format.", "malformed")
+def parse_move(state: KachelwandState, move: Json) -> Take:
+    """Check the take's JSON shape and return it parsed; raise IllegalMove for a broken shape."""
     source = move.get("source")
     if source == SOURCE_FACTORY:
         expected = {"source", "schale", "farbe", "reihe"}
@@ -124,38 +118,23 @@ def parse_move(state: KachelwandState, move: Any) -> Take:
     line = move["reihe"]
     if not is_int(line) or not FLOOR_LINE <= line <= WALL_SIZE:
         raise IllegalMove("Wähle eine Musterreihe von 1 bis 5 oder 0 für den Boden.", "no_such_line")
-    factory: int | None = None
-    if source == SOURCE_FACTORY:
-        number = move["schale"]
-        if not is_int(number) or not 1 <= number <= len(state.factories):
-            raise IllegalMove(f"Es gibt nur die Schalen 1 bis {len(state.factories)}.", "no_such_factory")
-        factory = number - 1
+    factory = factory_index(move["schale"], len(state.factories)) if source == SOURCE_FACTORY else None
     return Take(factory, colour, line, confirmed)
 
 
-def check_turn(state: KachelwandState, seat: int) -> None:
-    """Raise IllegalMove unless ``seat`` must take tiles now."""
-    if state.is_finished:
-        raise IllegalMove("Die Partie ist schon vorbei.", "game_over")
-    if state.tiling:
-        raise IllegalMove("Die Runde ist vorbei: Jetzt werden die Wände gefliest.", "tiling")
-    if not is_int(seat) or seat != state.current:
-        raise IllegalMove(f"{seat_name(state.current)} ist am Zug, nicht du.", "not_your_turn")
-
-
 def _source(state: KachelwandState, take: Take) -> tuple[str, ...]:
-    return state.centre if take.factory is None else state.factories[take.factory]
+    return displays.source(state.factories, state.centre, take.factory)
 
 
 def check_take(state: KachelwandState, seat: int, take: Take) -> None:
     """Raise IllegalMove if the take breaks a rule (colour not there, colour rules of the line)."""
     source = _source(state, take)
-    where = "In der Mitte" if take.factory is None else f"In Schale {take.factory + 1}"
     if take.colour not in source:
-        raise IllegalMove(f"{where} liegt kein {colour_name(take.colour)}.", "colour_not_in_source")
+        raise displays.not_in_source(take.factory, colour_name(take.colour))
     if take.colour == JOKER and any(tile != JOKER for tile in source):
         raise IllegalMove(
-            f"{where} liegen noch Farben: Einen Joker allein darfst du nur nehmen, wenn dort nur Joker liegen.",
+            f"{displays.in_source(take.factory)} liegen noch Farben: "
+            "Einen Joker allein darfst du nur nehmen, wenn dort nur Joker liegen.",
             "joker_not_alone",
         )
     if take.line == FLOOR_LINE:
@@ -247,7 +226,7 @@ def placement(state: KachelwandState, seat: int, take: Take) -> Placement:
         jokers = 1 if state.has_jokers and JOKER in source else 0
         count = source.count(take.colour) + jokers
     board = state.boards[seat]
-    takes_start = take.factory is None and state.start_tile_in_centre
+    takes_start = displays.takes_start_tile(take.factory, state.start_tile_in_centre)
     floor = len(board.floor)
     displaces = takes_start and floor >= FLOOR_SPACES
     if takes_start and not displaces:
@@ -292,6 +271,9 @@ def legal_takes(state: KachelwandState, seat: int) -> list[Take]:
     if state.is_finished or state.tiling or seat != state.current:
         return []
     board = state.boards[seat]
+    free_wall = state.is_free_wall
+    # The free wall's warning depends on the line and the colour only, not on the source: judged once each.
+    warned: dict[tuple[str, int], bool] = {}
     sources: list[tuple[int | None, tuple[str, ...]]] = [(i, f) for i, f in enumerate(state.factories)]
     sources.append((None, state.centre))
     takes: list[Take] = []
@@ -308,10 +290,13 @@ def legal_takes(state: KachelwandState, seat: int) -> list[Take]:
                             continue
                     elif pattern.colour not in (None, colour) or row_has_colour(board, row, colour):
                         continue
-                take = Take(factory, colour, line)
-                if state.is_free_wall and take_wall_warning(state, seat, take) is not None:
-                    take = replace(take, confirmed=True)
-                takes.append(take)
+                confirmed = False
+                if free_wall:
+                    key = (colour, line)
+                    if key not in warned:
+                        warned[key] = take_wall_warning(state, seat, Take(factory, colour, line)) is not None
+                    confirmed = warned[key]
+                takes.append(Take(factory, colour, line, confirmed))
     return takes
 
 
@@ -330,7 +315,7 @@ def fill_factories(
 ) -> tuple[tuple[tuple[str, ...], ...], tuple[str, ...], tuple[str, ...], int]:
     """Draw 4 tiles per factory from the bag, shuffling the box lid in when the bag is empty."""
     refill_rng = SeededRng(seed, RNG_LABEL).derive(f"runde-{round_number}/deckel")
-    return displays.fill_factories(bag, lid, factories, TILES_PER_FACTORY, refill_rng, sorted_tiles)
+    return displays.fill_factories(bag, lid, factories, PIECES_PER_FACTORY, refill_rng, sorted_tiles)
 
 
 def new_game(config: tuple[tuple[str, str], ...], seats: int, seed: bytes) -> KachelwandState:
@@ -366,7 +351,7 @@ def _take_effect(state: KachelwandState, seat: int, take: Take, place: Placement
         taken = f"{place.count - place.jokers} × {colour_name(take.colour)} + Joker"
     else:
         taken = f"{place.count} × {colour_name(take.colour)}"
-    text = f"{seat_name(seat)} nimmt {taken} aus {_source_name(take)} → {_target_name(take.line)}"
+    text = f"{seat_name(seat)} nimmt {taken} aus {source_name(take.factory)} → {_target_name(take.line)}"
     extras = []
     if take.line != FLOOR_LINE and place.onto_floor:
         extras.append(f"{place.onto_floor} auf den Boden")
@@ -390,31 +375,19 @@ def _take_effect(state: KachelwandState, seat: int, take: Take, place: Placement
     return effect("kachelwand.zug", text, **params)
 
 
-def _remove_taken(tiles: tuple[str, ...], take: Take, jokers: int) -> tuple[str, ...]:
-    """Return a heap without the taken colour tiles and the joker(s) taken along."""
-    if take.colour == JOKER:
-        rest = list(tiles)
-        rest.remove(JOKER)
-        return tuple(rest)
-    rest = [tile for tile in tiles if tile != take.colour]
-    if jokers:
-        rest.remove(JOKER)
-    return tuple(rest)
+def _taken_tiles(take: Take, place: Placement) -> tuple[str, ...]:
+    """Return the tiles a take removes from its source: the colour's tiles and the joker(s) taken along."""
+    return (take.colour,) * (place.count - place.jokers) + (JOKER,) * place.jokers
 
 
 def apply_take(state: KachelwandState, seat: int, take: Take) -> tuple[KachelwandState, list[Json]]:
     """Return the state after a legal take (the round end is not handled here) plus effects."""
     place = placement(state, seat, take)
     board = state.boards[seat]
-    factories = state.factories
-    centre = state.centre
+    factories, centre = displays.take_from(
+        state.factories, state.centre, take.factory, _taken_tiles(take, place), sorted_tiles
+    )
     lid = list(state.lid)
-    if take.factory is None:
-        centre = _remove_taken(centre, take, place.jokers)
-    else:
-        rest = _remove_taken(factories[take.factory], take, place.jokers)
-        centre = sorted_tiles(list(centre) + list(rest))
-        factories = tuple(() if i == take.factory else f for i, f in enumerate(factories))
 
     effects: list[Json] = [_take_effect(state, seat, take, place)]
     floor = list(board.floor)
@@ -445,8 +418,7 @@ def apply_take(state: KachelwandState, seat: int, take: Take) -> tuple[Kachelwan
     overflow = place.overflow_tiles(take.colour)
     floor.extend(overflow[: place.onto_floor])
     lid.extend(overflow[place.onto_floor :])
-    new_board = replace(board, pattern_lines=lines, floor=tuple(floor))
-    boards = tuple(new_board if i == seat else b for i, b in enumerate(state.boards))
+    boards = with_board(state.boards, seat, replace(board, pattern_lines=lines, floor=tuple(floor)))
     after = replace(
         state,
         factories=factories,
@@ -455,14 +427,9 @@ def apply_take(state: KachelwandState, seat: int, take: Take) -> tuple[Kachelwan
         start_tile_holder=holder,
         lid=sorted_tiles(lid),
         boards=boards,
-        current=(seat + 1) % state.seats,
+        current=displays.next_seat(seat, state.seats),
     )
     return after, effects
-
-
-def is_round_over(state: KachelwandState) -> bool:
-    """Return True once all factories and the centre are empty."""
-    return not any(state.factories) and not state.centre
 
 
 def floor_penalty_change(place: Placement) -> int:

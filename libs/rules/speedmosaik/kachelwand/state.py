@@ -9,6 +9,9 @@ from libs.rules.speedmosaik.kachelwand.tiles import WALL_SIZE
 
 WallColours = tuple[tuple[str | None, ...], ...]
 
+OPTION_DEFAULTS: dict[str, str] = {"wall": "fest", "jokers": "ohne"}
+"""A setting's value when a (hand-built) config does not name it."""
+
 EMPTY_WALL_COLOURS: WallColours = tuple(tuple(None for _ in range(WALL_SIZE)) for _ in range(WALL_SIZE))
 
 
@@ -75,7 +78,11 @@ class KachelwandState:
 
     def option(self, key: str) -> str:
         """Return the value of a setting ("wall", "jokers"), the default if the config does not name it."""
-        return dict(self.config).get(key, {"wall": "fest", "jokers": "ohne"}.get(key, ""))
+        # Asked for several times per legal move: a scan of the two or three pairs, no dict built.
+        for name, value in self.config:
+            if name == key:
+                return value
+        return OPTION_DEFAULTS.get(key, "")
 
     @property
     def has_jokers(self) -> bool:

@@ -22,9 +22,7 @@ COLOUR_NAMES: dict[str, str] = {
 }
 
 TILES_PER_COLOUR = 20
-TILES_PER_FACTORY = 4
 WALL_SIZE = 5
-FACTORIES_PER_SEATS: dict[int, int] = {2: 5, 3: 7, 4: 9}
 FLOOR_PENALTIES: tuple[int, ...] = (-1, -1, -2, -2, -2, -3, -3)
 FLOOR_SPACES = len(FLOOR_PENALTIES)
 START_TILE = "startstein"

@@ -8,7 +8,7 @@ from typing import Any
 from libs.rules.protocol import ComputationLine, Json
 from libs.rules.rng import SeededRng
 from libs.rules.speedmosaik.displays import sample_hidden_bag
-from libs.rules.speedmosaik.kachelwand.round_end import choosing_seats, column_options
+from libs.rules.speedmosaik.kachelwand.round_end import column_options, movers
 from libs.rules.speedmosaik.kachelwand.state import Board, KachelwandState, PatternLine, WallColours
 from libs.rules.speedmosaik.kachelwand.tiles import (
     COLOURS,
@@ -23,9 +23,8 @@ from libs.rules.speedmosaik.kachelwand.tiles import (
     wall_colour,
 )
 from libs.rules.speedmosaik.kachelwand.wall import pending_line
-from libs.rules.speedmosaik.texts import lines_json
-
-GAME = "speedmosaik"
+from libs.rules.speedmosaik.texts import lines_from_json, lines_json
+from libs.rules.speedmosaik.workshop import table_view
 
 
 def _line_json(row: int, line: PatternLine, has_jokers: bool) -> Json:
@@ -80,28 +79,9 @@ def make_view(state: KachelwandState, seat: int | None, rules_id: str) -> Json:
     (``joker`` counts) appear only when that setting is on, so the base game's views stay as they were.
     """
     lid_counts = Counter(state.lid)
-    if state.is_finished:
-        to_move: list[int] = []
-    elif state.tiling:
-        to_move = list(choosing_seats(state))
-    else:
-        to_move = [state.current]
-    view: Json = {
-        "spiel": GAME,
-        "regeln": rules_id,
-        "einstellungen": dict(state.config),
-        "plaetze": state.seats,
-        "ich": seat,
-        "runde": state.round,
-        "am_zug": to_move,
-        "beendet": state.is_finished,
-        "schalen": [list(factory) for factory in state.factories],
-        "mitte": list(state.centre),
-        "startstein": {"in_mitte": state.start_tile_in_centre, "platz": state.start_tile_holder},
-        "beutel": {"anzahl": len(state.bag)},
-        "deckel": {"anzahl": len(state.lid), "farben": {colour: lid_counts[colour] for colour in _kinds(state)}},
-        "spieler": [_board_json(i, board, state) for i, board in enumerate(state.boards)],
-    }
+    view = table_view(state, seat, rules_id, movers(state))
+    view["deckel"] = {"anzahl": len(state.lid), "farben": {colour: lid_counts[colour] for colour in _kinds(state)}}
+    view["spieler"] = [_board_json(i, board, state) for i, board in enumerate(state.boards)]
     if state.is_free_wall:
         view["phase"] = "wand" if state.tiling else "nehmen"
         if state.tiling:
@@ -113,19 +93,12 @@ def _kinds(state: KachelwandState) -> tuple[str, ...]:
     return (*COLOURS, JOKER) if state.has_jokers else COLOURS
 
 
-def _lines_from_json(items: list[Json]) -> tuple[ComputationLine, ...]:
-    return tuple(
-        ComputationLine(label=item["label"], points=item["points"], key=item["key"], params=dict(item["params"]))
-        for item in items
-    )
-
-
 def _board_from_json(data: Json, is_free_wall: bool) -> Board:
     wall_colours: WallColours | None = None
     tiling_lines: tuple[ComputationLine, ...] = ()
     if is_free_wall:
         wall_colours = tuple(tuple(cell["farbe"] for cell in row) for row in data["wand"])
-        tiling_lines = _lines_from_json(data["wandlegen"]["bisher"])
+        tiling_lines = lines_from_json(data["wandlegen"]["bisher"])
     return Board(
         pattern_lines=tuple(
             PatternLine(line["farbe"], line["anzahl"], line.get("joker", 0)) for line in data["musterreihen"]
@@ -136,8 +109,8 @@ def _board_from_json(data: Json, is_free_wall: bool) -> Board:
         floor=tuple(data["boden"]),
         score=data["punkte"],
         round_points=tuple(data["rundenpunkte"]),
-        last_round_lines=_lines_from_json(data["rechenweg"]),
-        bonus_lines=_lines_from_json(data["boni"]),
+        last_round_lines=lines_from_json(data["rechenweg"]),
+        bonus_lines=lines_from_json(data["boni"]),
     )
 
 

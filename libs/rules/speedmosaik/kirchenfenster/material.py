@@ -17,8 +17,6 @@ JOKER = "joker"
 """A joker field of a strip takes a pane of any colour."""
 
 PANES_PER_COLOUR = 20
-PANES_PER_FACTORY = 4
-FACTORIES_PER_SEATS: dict[int, int] = {2: 5, 3: 7, 4: 9}
 ROUNDS = 6
 STRIP_FIELDS = 5
 STRIP_COUNT = 8

@@ -1,12 +1,8 @@
-"""The Kirchenfenster as a Speedmosaik workshop: the protocol functions wired to its rules."""
+"""What a Kirchenfenster move would bring, shown before it is made (targets, breakage, a full strip)."""
 
 from __future__ import annotations
 
-from typing import Any
-
-from libs.rules.protocol import Json, Outcome
-from libs.rules.rng import SeededRng
-from libs.rules.speedmosaik import config as settings
+from libs.rules.protocol import Json
 from libs.rules.speedmosaik.kirchenfenster.material import (
     BREAKAGE_TRACK,
     WRAP_LOSS,
@@ -14,37 +10,27 @@ from libs.rules.speedmosaik.kirchenfenster.material import (
     colour_name,
 )
 from libs.rules.speedmosaik.kirchenfenster.rules import (
-    ChoosePane,
     Move,
     ResetGlasermeister,
     Take,
-    apply_move,
-    check_move,
-    check_turn,
-    legal_move_objects,
-    new_game,
-    parse_move,
+    checked_move,
     placement,
     reachable_with_room,
 )
 from libs.rules.speedmosaik.kirchenfenster.scoring import (
-    final_outcome,
     full_windows,
     most_frequent_colour,
     suggest_window_pane,
     window_score,
 )
 from libs.rules.speedmosaik.kirchenfenster.state import KirchenfensterState
-from libs.rules.speedmosaik.kirchenfenster.view import make_view, state_from_view
 from libs.rules.speedmosaik.texts import phrase
 
-CONFIG_KEYS: tuple[str, ...] = ("workshop", *settings.OPTIONS["kirchenfenster"])
 
-
-def _state(state: Any) -> KirchenfensterState:
-    if not isinstance(state, KirchenfensterState):
-        raise TypeError("not a Kirchenfenster state")
-    return state
+def preview(state: KirchenfensterState, seat: int, move: Json) -> Json:
+    """Return what the move would bring: targets, breakage, a full strip and its points; raise IllegalMove
+    for a move ``apply`` would refuse."""
+    return preview_move(state, seat, checked_move(state, seat, move))
 
 
 def _breakage_json(field: int, wraps: int) -> Json:
@@ -160,67 +146,3 @@ def preview_move(state: KirchenfensterState, seat: int, move: Move) -> Json:
         "fensterfarbe_danach": {"volle_fenster": full_windows(windows), "farbe": colour, "anzahl": count},
         "warnungen": [],
     }
-
-
-class Kirchenfenster:
-    """The Kirchenfenster workshop (published relative: Azul – Stained Glass of Sintra)."""
-
-    name = "kirchenfenster"
-
-    def owns(self, state: Any) -> bool:
-        """Return True for Kirchenfenster states."""
-        return isinstance(state, KirchenfensterState)
-
-    def setup(self, config: Json, seats: int, seed: bytes) -> KirchenfensterState:
-        """Return the first round of a game with these settings, shuffled from ``seed``."""
-        items = tuple((key, str(config[key])) for key in CONFIG_KEYS)
-        return new_game(items, seats, bytes(seed))
-
-    def to_move(self, state: Any) -> tuple[int, ...]:
-        """Return the seat that must decide now (take, reset, or choose a window pane), () once over."""
-        s = _state(state)
-        return () if s.is_finished else (s.current,)
-
-    def legal_moves(self, state: Any, seat: int) -> list[Json]:
-        """Return this seat's legal moves in canonical order (see ``legal_move_objects``)."""
-        return [move.to_json() for move in legal_move_objects(_state(state), seat)]
-
-    def apply(self, state: Any, seat: int, move: Json) -> tuple[KirchenfensterState, list[Json]]:
-        """Return the new state and German effect lines; raise IllegalMove and leave the input as it was."""
-        s = _state(state)
-        check_turn(s, seat)
-        parsed = parse_move(s, move)
-        check_move(s, seat, parsed)
-        return apply_move(s, seat, parsed)
-
-    def preview(self, state: Any, seat: int, move: Json) -> Json:
-        """Return what the move would bring: targets, breakage, a full strip and its points."""
-        s = _state(state)
-        check_turn(s, seat)
-        parsed = parse_move(s, move)
-        check_move(s, seat, parsed)
-        return preview_move(s, seat, parsed)
-
-    def view(self, state: Any, seat: int | None, rules_id: str) -> Json:
-        """Return the public table (everything but the bag's order and the seed)."""
-        return make_view(_state(state), seat, rules_id)
-
-    def is_over(self, state: Any) -> bool:
-        """Return True once the game has ended."""
-        return _state(state).is_finished
-
-    def outcome(self, state: Any) -> Outcome:
-        """Return ranking, scores, minus breakage losses as tie-break, Rechenweg and leaderboard points."""
-        s = _state(state)
-        if not s.is_finished:
-            raise ValueError("the game is not over yet")
-        return final_outcome(s.boards)
-
-    def determinize(self, view: Json, seat: int, rng: SeededRng) -> KirchenfensterState:
-        """Return a full state matching the view; the bag order is sampled from rng."""
-        return state_from_view(view, rng)
-
-
-WORKSHOP = Kirchenfenster()
-
-__all__ = ["WORKSHOP", "ChoosePane", "Kirchenfenster"]

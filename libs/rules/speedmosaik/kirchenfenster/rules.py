@@ -8,12 +8,11 @@ from typing import Any
 from libs.rules.protocol import IllegalMove, Json
 from libs.rules.rng import SeededRng
 from libs.rules.speedmosaik import displays
+from libs.rules.speedmosaik.displays import FACTORIES_PER_SEATS, PIECES_PER_FACTORY, source_name
 from libs.rules.speedmosaik.kirchenfenster.material import (
     COLOURS,
-    FACTORIES_PER_SEATS,
     JOKER,
     PANES_PER_COLOUR,
-    PANES_PER_FACTORY,
     ROUNDS,
     SIDE_BACK,
     SIDE_DONE,
@@ -27,8 +26,9 @@ from libs.rules.speedmosaik.kirchenfenster.material import (
 )
 from libs.rules.speedmosaik.kirchenfenster.scoring import WindowScore, apply_end_scoring, window_score
 from libs.rules.speedmosaik.kirchenfenster.state import EMPTY_FIELDS, Board, KirchenfensterState, PendingWindow, Strip
-from libs.rules.speedmosaik.moves import is_int, malformed
+from libs.rules.speedmosaik.moves import factory_index, is_int, malformed
 from libs.rules.speedmosaik.texts import effect, points_word, seat_name, signed
+from libs.rules.speedmosaik.workshop import with_board
 
 SOURCE_FACTORY = "schale"
 SOURCE_CENTRE = "mitte"
@@ -129,10 +129,8 @@ def _colour(value: Any) -> str:
     return value
 
 
-def parse_move(state: KirchenfensterState, move: Any) -> Move:
+def parse_move(state: KirchenfensterState, move: Json) -> Move:
     """Check the move's JSON shape and return it parsed; raise IllegalMove for a broken shape."""
-    if not isinstance(move, dict):
-        raise malformed()
     action = move.get("aktion")
     if action == ACTION_RESET:
         if set(move) != {"aktion"}:
@@ -161,21 +159,8 @@ def parse_move(state: KirchenfensterState, move: Any) -> Move:
         raise IllegalMove(
             f"Wähle einen Streifen von 1 bis {STRIP_COUNT} (0 nur, wenn alles zerbricht).", "no_such_strip"
         )
-    factory: int | None = None
-    if source == SOURCE_FACTORY:
-        number = move["schale"]
-        if not is_int(number) or not 1 <= number <= len(state.factories):
-            raise IllegalMove(f"Es gibt nur die Schalen 1 bis {len(state.factories)}.", "no_such_factory")
-        factory = number - 1
+    factory = factory_index(move["schale"], len(state.factories)) if source == SOURCE_FACTORY else None
     return Take(factory, colour, None if target == BREAK_ALL else target - 1)
-
-
-def check_turn(state: KirchenfensterState, seat: int) -> None:
-    """Raise IllegalMove unless ``seat`` must decide now."""
-    if state.is_finished:
-        raise IllegalMove("Die Partie ist schon vorbei.", "game_over")
-    if not is_int(seat) or seat != state.current:
-        raise IllegalMove(f"{seat_name(state.current)} ist am Zug, nicht du.", "not_your_turn")
 
 
 def room_for(strip: Strip, index: int, colour: str) -> int:
@@ -221,10 +206,8 @@ def check_move(state: KirchenfensterState, seat: int, move: Move) -> None:
         if board.glasermeister == 0:
             raise IllegalMove("Der Glasermeister steht schon ganz links.", "glasermeister_left")
         return
-    source = state.centre if move.factory is None else state.factories[move.factory]
-    if move.colour not in source:
-        where = "In der Mitte" if move.factory is None else f"In Schale {move.factory + 1}"
-        raise IllegalMove(f"{where} liegt kein {colour_name(move.colour)}.", "colour_not_in_source")
+    if move.colour not in displays.source(state.factories, state.centre, move.factory):
+        raise displays.not_in_source(move.factory, colour_name(move.colour))
     options = reachable_with_room(board, move.colour)
     if move.strip is None:
         if options:
@@ -269,9 +252,8 @@ def fill_strip(strip: Strip, index: int, colour: str, count: int) -> tuple[tuple
 def placement(state: KirchenfensterState, seat: int, take: Take) -> Placement:
     """Return what a legal take would do on the seat's board."""
     board = state.boards[seat]
-    source = state.centre if take.factory is None else state.factories[take.factory]
-    count = source.count(take.colour)
-    takes_start = take.factory is None and state.start_tile_in_centre
+    count = displays.source(state.factories, state.centre, take.factory).count(take.colour)
+    takes_start = displays.takes_start_tile(take.factory, state.start_tile_in_centre)
     panes_after: tuple[str | None, ...] = EMPTY_FIELDS
     placed = 0
     completes = False
@@ -340,6 +322,24 @@ def legal_move_objects(state: KirchenfensterState, seat: int) -> list[Move]:
     return moves
 
 
+def legal_moves(state: KirchenfensterState, seat: int) -> list[Json]:
+    """Return this seat's legal moves as JSON, in the order of ``legal_move_objects``."""
+    return [move.to_json() for move in legal_move_objects(state, seat)]
+
+
+def checked_move(state: KirchenfensterState, seat: int, move: Json) -> Move:
+    """Return the move parsed; raise IllegalMove if its shape is broken or the rules refuse it now."""
+    parsed = parse_move(state, move)
+    check_move(state, seat, parsed)
+    return parsed
+
+
+def apply(state: KirchenfensterState, seat: int, move: Json) -> tuple[KirchenfensterState, list[Json]]:
+    """Return the state after the seat's move (and the round or game end it may bring) plus effects;
+    raise IllegalMove and leave the input as it was."""
+    return apply_move(state, seat, checked_move(state, seat, move))
+
+
 # ---------------------------------------------------------------------------------------------------------
 # Setup and refilling
 
@@ -361,7 +361,7 @@ def fill_factories(
 ) -> tuple[tuple[tuple[str, ...], ...], tuple[str, ...], tuple[str, ...], int]:
     """Draw 4 panes per factory from the bag; when it runs empty the glass tower is shuffled into it."""
     refill_rng = SeededRng(seed, RNG_LABEL).derive(f"runde-{round_number}/turm")
-    return displays.fill_factories(bag, tower, factories, PANES_PER_FACTORY, refill_rng, sorted_panes)
+    return displays.fill_factories(bag, tower, factories, PIECES_PER_FACTORY, refill_rng, sorted_panes)
 
 
 def new_game(config: tuple[tuple[str, str], ...], seats: int, seed: bytes) -> KirchenfensterState:
@@ -389,17 +389,14 @@ def new_game(config: tuple[tuple[str, str], ...], seats: int, seed: bytes) -> Ki
 # Applying a move
 
 
-def _source_name(take: Take) -> str:
-    return "der Mitte" if take.factory is None else f"Schale {take.factory + 1}"
-
-
 def _pane_word(count: int) -> str:
     return "Scheibe" if count == 1 else "Scheiben"
 
 
 def _take_effect(seat: int, take: Take, place: Placement) -> Json:
     target = "alles zerbricht" if take.strip is None else f"Streifen {take.strip + 1}"
-    text = f"{seat_name(seat)} nimmt {place.count} × {colour_name(take.colour)} aus {_source_name(take)} → {target}"
+    taken = f"{place.count} × {colour_name(take.colour)}"
+    text = f"{seat_name(seat)} nimmt {taken} aus {source_name(take.factory)} → {target}"
     if take.strip is not None and place.broken:
         text += f" ({place.broken} {'zerbricht' if place.broken == 1 else 'zerbrechen'})"
     return effect(
@@ -437,20 +434,15 @@ def apply_move(state: KirchenfensterState, seat: int, move: Move) -> tuple[Kirch
 
 
 def _with_board(state: KirchenfensterState, seat: int, board: Board) -> KirchenfensterState:
-    return replace(state, boards=tuple(board if i == seat else b for i, b in enumerate(state.boards)))
+    return replace(state, boards=with_board(state.boards, seat, board))
 
 
 def _apply_take(state: KirchenfensterState, seat: int, take: Take) -> tuple[KirchenfensterState, list[Json]]:
     place = placement(state, seat, take)
     board = state.boards[seat]
-    factories = state.factories
-    centre = state.centre
-    if take.factory is None:
-        centre = tuple(pane for pane in centre if pane != take.colour)
-    else:
-        rest = tuple(pane for pane in factories[take.factory] if pane != take.colour)
-        centre = sorted_panes(list(centre) + list(rest))
-        factories = tuple(() if i == take.factory else f for i, f in enumerate(factories))
+    factories, centre = displays.take_from(
+        state.factories, state.centre, take.factory, (take.colour,) * place.count, sorted_panes
+    )
     effects: list[Json] = [_take_effect(seat, take, place)]
     start_in_centre, holder = state.start_tile_in_centre, state.start_tile_holder
     if place.takes_start_tile:
@@ -590,8 +582,8 @@ def _resolve_window(
 
 def _next_turn(state: KirchenfensterState, seat: int, effects: list[Json]) -> tuple[KirchenfensterState, list[Json]]:
     """Pass the turn on, or end the round once the factories and the centre are empty."""
-    if any(state.factories) or state.centre:
-        return replace(state, current=(seat + 1) % state.seats), effects
+    if not displays.all_taken(state.factories, state.centre):
+        return replace(state, current=displays.next_seat(seat, state.seats)), effects
     return end_round(state, last_mover=seat, effects=effects)
 
 
@@ -602,18 +594,14 @@ def end_round(
     effects.append(effect("kirchenfenster.runde_ende", f"Runde {state.round} ist vorbei.", runde=state.round))
     if state.round >= ROUNDS:
         return finish_game(state, effects, reason="runden")
-    start = state.start_tile_holder if state.start_tile_holder is not None else (last_mover + 1) % state.seats
+    start = displays.round_starter(state.start_tile_holder, last_mover, state.seats)
     next_round = state.round + 1
     factories, bag, tower, refilled = fill_factories(
         state.bag, state.tower, FACTORIES_PER_SEATS[state.seats], state.seed, next_round
     )
     if refilled:
         effects.append(
-            effect(
-                "kirchenfenster.beutel_nachgefuellt",
-                f"Der Beutel ist leer: {refilled} {_pane_word(refilled)} aus dem Glasturm kommen zurück in den Beutel.",
-                anzahl=refilled,
-            )
+            displays.bag_refilled("kirchenfenster.beutel_nachgefuellt", refilled, _pane_word(refilled), "dem Glasturm")
         )
     started = replace(
         state,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from libs.rules.protocol import ComputationLine, Json
+from libs.rules.protocol import Json
 from libs.rules.rng import SeededRng
 from libs.rules.speedmosaik.displays import sample_hidden_bag
 from libs.rules.speedmosaik.kirchenfenster.material import (
@@ -30,9 +30,8 @@ from libs.rules.speedmosaik.kirchenfenster.scoring import (
     suggest_window_pane,
 )
 from libs.rules.speedmosaik.kirchenfenster.state import Board, KirchenfensterState, PendingWindow, Strip
-from libs.rules.speedmosaik.texts import lines_json
-
-GAME = "speedmosaik"
+from libs.rules.speedmosaik.texts import lines_from_json, lines_json
+from libs.rules.speedmosaik.workshop import current_mover, table_view
 
 
 def _strip_json(index: int, strip: Strip) -> Json:
@@ -108,22 +107,11 @@ def make_view(state: KirchenfensterState, seat: int | None, rules_id: str) -> Js
     """Return the public table as JSON; the bag's order and the seed are never part of it."""
     tower_counts = Counter(state.tower)
     return {
-        "spiel": GAME,
-        "regeln": rules_id,
-        "einstellungen": dict(state.config),
-        "plaetze": state.seats,
-        "ich": seat,
-        "runde": state.round,
+        **table_view(state, seat, rules_id, current_mover(state)),
         "runden": len(state.bonus_colours),
-        "am_zug": [] if state.is_finished else [state.current],
-        "beendet": state.is_finished,
         "phase": "ende" if state.is_finished else ("fenster" if state.pending is not None else "nehmen"),
         "bonusfarben": list(state.bonus_colours),
         "bonusfarbe": state.bonus_colour,
-        "schalen": [list(factory) for factory in state.factories],
-        "mitte": list(state.centre),
-        "startstein": {"in_mitte": state.start_tile_in_centre, "platz": state.start_tile_holder},
-        "beutel": {"anzahl": len(state.bag)},
         "glasturm": {"anzahl": len(state.tower), "farben": {colour: tower_counts[colour] for colour in COLOURS}},
         "fensterwahl": _pending_json(state),
         "fensterwerte": list(WINDOW_VALUES),
@@ -131,13 +119,6 @@ def make_view(state: KirchenfensterState, seat: int | None, rules_id: str) -> Js
         "streifenmuster": [[list(front), list(back)] for front, back in STRIP_PATTERNS],
         "spieler": [_board_json(i, board, state.is_finished) for i, board in enumerate(state.boards)],
     }
-
-
-def _lines_from_json(items: list[Json]) -> tuple[ComputationLine, ...]:
-    return tuple(
-        ComputationLine(label=item["label"], points=item["points"], key=item["key"], params=dict(item["params"]))
-        for item in items
-    )
 
 
 def _strip_from_json(data: Json) -> Strip:
@@ -154,7 +135,7 @@ def _board_from_json(data: Json) -> Board:
         breakage_wraps=int(data["glasbruch"]["umlaeufe"]),
         bonus_points=int(data["wertung"]["bonusfarben"]),
         window_points=int(data["wertung"]["fenster"]),
-        end_lines=_lines_from_json(data["schlusswertung"]),
+        end_lines=lines_from_json(data["schlusswertung"]),
     )
 
 

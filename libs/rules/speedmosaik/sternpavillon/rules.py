@@ -8,7 +8,9 @@ from typing import Any
 
 from libs.rules.protocol import IllegalMove, Json
 from libs.rules.rng import SeededRng
-from libs.rules.speedmosaik.moves import is_int, malformed
+from libs.rules.speedmosaik import displays
+from libs.rules.speedmosaik.displays import FACTORIES_PER_SEATS, PIECES_PER_FACTORY, source_name
+from libs.rules.speedmosaik.moves import factory_index, is_int, malformed
 from libs.rules.speedmosaik.sternpavillon.scoring import apply_end_scoring, chain_length, newly_surrounded
 from libs.rules.speedmosaik.sternpavillon.state import (
     PHASE_BONUS,
@@ -23,7 +25,6 @@ from libs.rules.speedmosaik.sternpavillon.tiles import (
     BONUS_PLACES,
     CENTRE_STAR,
     COLOURS,
-    FACTORIES_PER_SEATS,
     FREE_KEEP,
     ROUNDS,
     SPACES,
@@ -31,7 +32,6 @@ from libs.rules.speedmosaik.sternpavillon.tiles import (
     STARS,
     SUPPLY_SIZE,
     TILES_PER_COLOUR,
-    TILES_PER_FACTORY,
     colour_index,
     colour_name,
     sorted_tiles,
@@ -40,6 +40,7 @@ from libs.rules.speedmosaik.sternpavillon.tiles import (
     wild_colour,
 )
 from libs.rules.speedmosaik.texts import effect, points_word, seat_name
+from libs.rules.speedmosaik.workshop import with_board
 
 RNG_LABEL = "speedmosaik/sternpavillon"
 SOURCE_FACTORY = "schale"
@@ -128,18 +129,14 @@ def _colour(value: Any) -> str:
     return value
 
 
-def parse_move(state: SternpavillonState, move: Any) -> Move:
+def parse_move(state: SternpavillonState, move: Json) -> Move:
     """Check the move's JSON shape and return it parsed; raise IllegalMove for a broken shape."""
-    if not isinstance(move, dict):
-        raise malformed()
     action = move.get("aktion")
     if action == TAKE:
         source = move.get("quelle")
         if source == SOURCE_FACTORY and set(move) == {"aktion", "quelle", "schale", "farbe"}:
-            number = move["schale"]
-            if not is_int(number) or not 1 <= number <= len(state.factories):
-                raise IllegalMove(f"Es gibt nur die Schalen 1 bis {len(state.factories)}.", "no_such_factory")
-            return Take(number - 1, _colour(move["farbe"]))
+            factory = factory_index(move["schale"], len(state.factories))
+            return Take(factory, _colour(move["farbe"]))
         if source == SOURCE_CENTRE and set(move) == {"aktion", "quelle", "farbe"}:
             return Take(None, _colour(move["farbe"]))
         raise IllegalMove("Nimm Steine aus einer Schale oder aus der Mitte.", "malformed")
@@ -188,20 +185,8 @@ PHASE_HINT: dict[str, str] = {
 }
 
 
-def check_turn(state: SternpavillonState, seat: int) -> None:
-    """Raise IllegalMove unless ``seat`` must move now."""
-    if state.phase == PHASE_OVER:
-        raise IllegalMove("Die Partie ist schon vorbei.", "game_over")
-    if not is_int(seat) or seat != state.current:
-        raise IllegalMove(f"{seat_name(state.current)} ist am Zug, nicht du.", "not_your_turn")
-
-
 def _source(state: SternpavillonState, factory: int | None) -> tuple[str, ...]:
-    return state.centre if factory is None else state.factories[factory]
-
-
-def _source_name(factory: int | None) -> str:
-    return "der Mitte" if factory is None else f"Schale {factory + 1}"
+    return displays.source(state.factories, state.centre, factory)
 
 
 def check_move(state: SternpavillonState, seat: int, move: Move) -> None:
@@ -213,8 +198,7 @@ def check_move(state: SternpavillonState, seat: int, move: Move) -> None:
     if isinstance(move, Take):
         tiles = _source(state, move.factory)
         if move.colour not in tiles:
-            where = "In der Mitte" if move.factory is None else f"In Schale {move.factory + 1}"
-            raise IllegalMove(f"{where} liegt kein {colour_name(move.colour)}.", "colour_not_in_source")
+            raise displays.not_in_source(move.factory, colour_name(move.colour))
         if move.colour == wild and any(tile != wild for tile in tiles):
             raise IllegalMove(
                 f"{colour_name(wild)} ist in dieser Runde Joker: Nimm eine andere Farbe, der Joker kommt dazu.",
@@ -287,6 +271,24 @@ def keep_choices(hand: tuple[int, ...]) -> list[Keep]:
     return [Keep(tuple(counts)) for counts in itertools.product(*(range(held + 1) for held in hand))]
 
 
+def legal_moves(state: SternpavillonState, seat: int) -> list[Json]:
+    """Return this seat's legal moves as JSON, in the order of ``legal``."""
+    return [move.to_json() for move in legal(state, seat)]
+
+
+def checked_move(state: SternpavillonState, seat: int, move: Json) -> Move:
+    """Return the move parsed; raise IllegalMove if its shape is broken or the rules refuse it now."""
+    parsed = parse_move(state, move)
+    check_move(state, seat, parsed)
+    return parsed
+
+
+def apply(state: SternpavillonState, seat: int, move: Json) -> tuple[SternpavillonState, list[Json]]:
+    """Return the state after the seat's move (and what it sets off: placing, the round end) plus effects;
+    raise IllegalMove and leave the input as it was."""
+    return apply_move(state, seat, checked_move(state, seat, move))
+
+
 def legal(state: SternpavillonState, seat: int) -> list[Move]:
     """Return every legal move of ``seat`` in canonical order (empty if it need not move)."""
     if state.phase == PHASE_OVER or seat != state.current:
@@ -344,14 +346,8 @@ def draw(state: SternpavillonState, bag: tuple[str, ...], tower: tuple[int, ...]
 
 
 def _refill_effects(refilled: tuple[int, ...]) -> list[Json]:
-    return [
-        effect(
-            "sternpavillon.turm_in_beutel",
-            f"Der Beutel ist leer: {count} {tiles_word(count)} aus dem Turm kommen zurück in den Beutel.",
-            anzahl=count,
-        )
-        for count in refilled
-    ]
+    key = "sternpavillon.turm_in_beutel"
+    return [displays.bag_refilled(key, count, tiles_word(count), "dem Turm") for count in refilled]
 
 
 def refill_supply(state: SternpavillonState) -> tuple[SternpavillonState, list[Json]]:
@@ -376,7 +372,7 @@ def start_round(state: SternpavillonState, effects: list[Json]) -> tuple[Sternpa
     bag, tower, refills = state.bag, state.tower, state.tower_refills
     refilled: list[int] = []
     for _ in range(FACTORIES_PER_SEATS[state.seats]):
-        drawn = draw(replace(state, tower_refills=refills), bag, tower, TILES_PER_FACTORY)
+        drawn = draw(replace(state, tower_refills=refills), bag, tower, PIECES_PER_FACTORY)
         factories.append(sorted_tiles(drawn.tiles))
         bag, tower, refills = drawn.bag, drawn.tower, drawn.tower_refills
         refilled.extend(drawn.refilled)
@@ -411,7 +407,7 @@ def start_round(state: SternpavillonState, effects: list[Json]) -> tuple[Sternpa
     return started, effects
 
 
-def new_game(config: tuple[tuple[str, str], ...], seats: int, seed: bytes) -> tuple[SternpavillonState, list[Json]]:
+def new_game(config: tuple[tuple[str, str], ...], seats: int, seed: bytes) -> SternpavillonState:
     """Return the first round's state: shuffled bag, filled factories and supply, seat 0 to start."""
     tiles = [colour for colour in COLOURS for _ in range(TILES_PER_COLOUR)]
     bag = tuple(SeededRng(seed, RNG_LABEL).derive("beutel").shuffle(tiles))
@@ -433,7 +429,8 @@ def new_game(config: tuple[tuple[str, str], ...], seats: int, seed: bytes) -> tu
         current=0,
         starter=0,
     )
-    return start_round(state, [])
+    started, _ = start_round(state, [])
+    return started
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -469,7 +466,7 @@ def take_result(state: SternpavillonState, seat: int, take: Take) -> TakeResult:
         rest.remove(take.colour)
     for _ in range(joker):
         rest.remove(wild)
-    takes_start = take.factory is None and state.start_tile_in_centre
+    takes_start = displays.takes_start_tile(take.factory, state.start_tile_in_centre)
     score = state.boards[seat].score
     penalty = min(count + joker, max(0, score - 1)) if takes_start else 0
     return TakeResult(count, joker, takes_start, penalty, tuple(rest) if take.factory is not None else ())
@@ -483,14 +480,8 @@ def apply_take(state: SternpavillonState, seat: int, take: Take) -> tuple[Sternp
     hand = list(board.hand)
     hand[colour_index(take.colour)] += result.colour_count
     hand[colour_index(wild)] += result.joker
-    if take.factory is None:
-        centre = list(state.centre)
-        for tile in [take.colour] * result.colour_count + [wild] * result.joker:
-            centre.remove(tile)
-        factories = state.factories
-    else:
-        centre = [*state.centre, *result.to_centre]
-        factories = tuple(() if i == take.factory else f for i, f in enumerate(state.factories))
+    taken = (take.colour,) * result.colour_count + (wild,) * result.joker
+    factories, centre = displays.take_from(state.factories, state.centre, take.factory, taken, sorted_tiles)
     new_board = replace(
         board,
         hand=tuple(hand),
@@ -500,7 +491,7 @@ def apply_take(state: SternpavillonState, seat: int, take: Take) -> tuple[Sternp
     text = f"{seat_name(seat)} nimmt {result.colour_count} × {colour_name(take.colour)}"
     if result.joker:
         text += f" und 1 Joker ({colour_name(wild)})"
-    text += f" aus {_source_name(take.factory)}"
+    text += f" aus {source_name(take.factory)}"
     if result.to_centre:
         text += f"; {len(result.to_centre)} {tiles_word(len(result.to_centre))} wandern in die Mitte"
     effects = [
@@ -530,20 +521,15 @@ def apply_take(state: SternpavillonState, seat: int, take: Take) -> tuple[Sternp
     after = replace(
         state,
         factories=factories,
-        centre=sorted_tiles(centre),
+        centre=centre,
         start_tile_in_centre=state.start_tile_in_centre and not result.takes_start_tile,
         start_tile_holder=seat if result.takes_start_tile else state.start_tile_holder,
-        boards=_with_board(state.boards, seat, new_board),
-        current=(seat + 1) % state.seats,
+        boards=with_board(state.boards, seat, new_board),
+        current=displays.next_seat(seat, state.seats),
     )
-    if any(after.factories) or after.centre:
+    if not displays.all_taken(after.factories, after.centre):
         return after, effects
-    starter = after.start_tile_holder if after.start_tile_holder is not None else (seat + 1) % state.seats
-    return begin_placing(after, starter, effects)
-
-
-def _with_board(boards: tuple[PlayerBoard, ...], seat: int, board: PlayerBoard) -> tuple[PlayerBoard, ...]:
-    return tuple(board if i == seat else b for i, b in enumerate(boards))
+    return begin_placing(after, displays.round_starter(after.start_tile_holder, seat, state.seats), effects)
 
 
 def begin_placing(
@@ -654,7 +640,7 @@ def apply_place(state: SternpavillonState, seat: int, move: Place) -> tuple[Ster
                 bonussteine=place.reward,
             )
         )
-    after = replace(state, tower=tuple(tower), boards=_with_board(state.boards, seat, new_board))
+    after = replace(state, tower=tuple(tower), boards=with_board(state.boards, seat, new_board))
     if result.bonus_tiles:
         return resolve_bonus(replace(after, phase=PHASE_BONUS, bonus_owed=result.bonus_tiles), seat, effects)
     return advance(after, seat, effects)
@@ -668,7 +654,7 @@ def _pick(state: SternpavillonState, seat: int, colour: str) -> SternpavillonSta
     return replace(
         state,
         supply=tuple(supply),
-        boards=_with_board(state.boards, seat, replace(board, hand=hand)),
+        boards=with_board(state.boards, seat, replace(board, hand=hand)),
         bonus_owed=state.bonus_owed - 1,
     )
 
@@ -734,7 +720,7 @@ def needs_keep_choice(state: SternpavillonState, board: PlayerBoard) -> bool:
 def apply_pass(state: SternpavillonState, seat: int) -> tuple[SternpavillonState, list[Json]]:
     """Stop placing; ask which tiles to keep if there are more than 4, else keep them all."""
     board = replace(state.boards[seat], has_passed=True)
-    after = replace(state, boards=_with_board(state.boards, seat, board))
+    after = replace(state, boards=with_board(state.boards, seat, board))
     held = board.hand_size()
     if state.round >= ROUNDS:
         detail = f"; {held} {tiles_word(held)} bleiben übrig" if held else ""
@@ -776,7 +762,7 @@ def apply_keep(state: SternpavillonState, seat: int, keep: Keep) -> tuple[Sternp
             punkte=new_board.score,
         )
     ]
-    after = replace(state, tower=tower, boards=_with_board(state.boards, seat, new_board))
+    after = replace(state, tower=tower, boards=with_board(state.boards, seat, new_board))
     return advance(after, seat, effects)
 
 

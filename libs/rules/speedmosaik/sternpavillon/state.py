@@ -73,3 +73,8 @@ class SternpavillonState:
     """The seat that began this round; after the taking it is the seat that begins placing and the next round."""
     bonus_owed: int = 0
     """Bonus tiles the current seat still chooses from the supply (phase ``bonus``)."""
+
+    @property
+    def is_finished(self) -> bool:
+        """Return True once the game is over (phase ``ende``)."""
+        return self.phase == PHASE_OVER

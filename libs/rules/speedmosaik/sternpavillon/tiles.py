@@ -17,8 +17,6 @@ COLOUR_NAMES: dict[str, str] = {
 }
 
 TILES_PER_COLOUR = 22
-TILES_PER_FACTORY = 4
-FACTORIES_PER_SEATS: dict[int, int] = {2: 5, 3: 7, 4: 9}
 SUPPLY_SIZE = 10
 ROUNDS = 6
 START_SCORE = 5

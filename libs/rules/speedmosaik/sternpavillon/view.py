@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from libs.rules.protocol import ComputationLine, Json
+from libs.rules.protocol import Json
 from libs.rules.rng import SeededRng
 from libs.rules.speedmosaik.displays import sample_hidden_bag
 from libs.rules.speedmosaik.sternpavillon.rules import suggested_keep
@@ -12,7 +12,6 @@ from libs.rules.speedmosaik.sternpavillon.scoring import running_lines
 from libs.rules.speedmosaik.sternpavillon.state import (
     PHASE_BONUS,
     PHASE_KEEP,
-    PHASE_OVER,
     PlayerBoard,
     SternpavillonState,
 )
@@ -30,9 +29,8 @@ from libs.rules.speedmosaik.sternpavillon.tiles import (
     star_colour,
     wild_colour,
 )
-from libs.rules.speedmosaik.texts import lines_json
-
-GAME = "speedmosaik"
+from libs.rules.speedmosaik.texts import lines_from_json, lines_json
+from libs.rules.speedmosaik.workshop import current_mover, table_view
 
 
 def geometry_json() -> list[Json]:
@@ -78,7 +76,6 @@ def _board_json(seat: int, board: PlayerBoard) -> Json:
 
 def make_view(state: SternpavillonState, seat: int | None, rules_id: str) -> Json:
     """Return the public table as JSON; the bag's order and the seed are never part of it."""
-    over = state.phase == PHASE_OVER
     keep: Json | None = None
     if state.phase == PHASE_KEEP:
         board = state.boards[state.current]
@@ -89,20 +86,10 @@ def make_view(state: SternpavillonState, seat: int | None, rules_id: str) -> Jso
             "vorschlag": counts_json(suggested_keep(board, state.round + 1)),
         }
     return {
-        "spiel": GAME,
-        "regeln": rules_id,
-        "einstellungen": dict(state.config),
-        "plaetze": state.seats,
-        "ich": seat,
-        "runde": state.round,
+        **table_view(state, seat, rules_id, current_mover(state)),
         "runden": ROUNDS,
         "phase": state.phase,
-        "am_zug": [] if over else [state.current],
-        "beendet": over,
         "joker": {"farbe": wild_colour(state.round), "reihenfolge": list(WILD_ORDER)},
-        "schalen": [list(factory) for factory in state.factories],
-        "mitte": list(state.centre),
-        "startstein": {"in_mitte": state.start_tile_in_centre, "platz": state.start_tile_holder},
         "beginnt": state.starter,
         "vorrat": list(state.supply),
         "beutel": {"anzahl": len(state.bag), "aus_turm": state.tower_refills},
@@ -112,13 +99,6 @@ def make_view(state: SternpavillonState, seat: int | None, rules_id: str) -> Jso
         "bonusorte": geometry_json(),
         "spieler": [_board_json(i, board) for i, board in enumerate(state.boards)],
     }
-
-
-def _lines_from_json(items: list[Json]) -> tuple[ComputationLine, ...]:
-    return tuple(
-        ComputationLine(label=item["label"], points=item["points"], key=item["key"], params=dict(item["params"]))
-        for item in items
-    )
 
 
 def _counts(data: dict[str, Any]) -> tuple[int, ...]:
@@ -135,7 +115,7 @@ def _board_from_json(data: Json) -> PlayerBoard:
         keep_cost=data["konto"]["behalten"],
         has_passed=data["gepasst"],
         surrounded=tuple(data["umschlossen"]),
-        end_lines=_lines_from_json(data["endwertung"]),
+        end_lines=lines_from_json(data["endwertung"]),
     )
 
 
