@@ -104,7 +104,7 @@ class Engine:
             counts = self.spec.seat_counts
             allowed = ", ".join(str(count) for count in counts[:-1]) + (" oder " if len(counts) > 1 else "") + str(
                 counts[-1])
-            raise ConfigError(f"{self.spec.game.capitalize()} spielt man mit {allowed} Plätzen.", "seats")
+            raise ConfigError(f"{self.spec.name} spielt man mit {allowed} Plätzen.", "seats")
         if config is None:
             config = {}
         if not isinstance(config, dict):
@@ -235,7 +235,11 @@ class Engine:
         return tuple(result)
 
     def preview(self, position: Position, seat: int, move: Any) -> Json:
-        """Return what the move would bring; raise IllegalMove for a move ``apply`` would refuse."""
+        """Return what the move would bring; raise IllegalMove for a move ``apply`` would refuse.
+
+        Except a confirm-first move (see ``RuleModule.preview``): its preview shows the warning that
+        ``apply`` refuses it with until it is confirmed.
+        """
         self.check(position, seat, move)
         if UNDO_KEY in move:
             self._undo(position, seat, move, position.ply + 1)

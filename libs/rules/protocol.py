@@ -187,6 +187,8 @@ class GameSpec:
     version: int
     seat_counts: tuple[int, ...]
     """How many seats a table may have (e.g. ``(2, 3, 4)``; ``(1, 2, 3, 4)`` for a game with a solo mode)."""
+    title: str = ""
+    """The game's name as players read it (German texts use it); empty: the capitalised ``game``."""
     hidden: frozenset[Hidden] = frozenset()
     chance: Chance = Chance.SETUP
     simultaneous: bool = False
@@ -208,10 +210,15 @@ class GameSpec:
         """Return ``f"{game}@{version}"``."""
         return f"{self.game}@{self.version}"
 
+    @property
+    def name(self) -> str:
+        """The game's name as players read it."""
+        return self.title or self.game.capitalize()
+
     def to_json(self) -> Json:
         """Return the spec as plain JSON data (for lobbies, docs and audits)."""
         return {
-            "game": self.game, "version": self.version, "rules": self.rules_id,
+            "game": self.game, "title": self.name, "version": self.version, "rules": self.rules_id,
             "seat_counts": list(self.seat_counts), "hidden": sorted(kind.value for kind in self.hidden),
             "chance": self.chance.value, "simultaneous": self.simultaneous, "may_act": self.may_act,
             "undo_steps": self.undo_steps, "teams": self.teams, "timeout": self.timeout.value,
@@ -302,7 +309,12 @@ class RuleModule(Protocol):
         ...
 
     def preview(self, state: Any, seat: int, move: Json) -> Json:
-        """Return what this move would bring (never a future draw or roll); raise IllegalMove if illegal."""
+        """Return what this move would bring (never a future draw or roll); raise IllegalMove if illegal.
+
+        The one move ``preview`` accepts and ``apply`` refuses is a confirm-first move: ``apply`` refuses it
+        with code ``"warning"`` (the warning as reason) until it carries ``"bestaetigt": true``, while the
+        preview shows that warning (Kachelwand's free wall).
+        """
         ...
 
     def view(self, state: Any, seat: int | None) -> Json:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import importlib
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from libs.rules.engine import Engine
 from libs.rules.protocol import RuleModule
@@ -73,3 +75,25 @@ def latest(game: str) -> RuleModule:
 def all_modules() -> list[RuleModule]:
     """Return every registered module, sorted by rules_id."""
     return [_MODULES[key] for key in sorted(_MODULES)]
+
+
+def unregister(rules_id: str) -> None:
+    """Forget the module registered as ``rules_id`` (a no-op if there is none)."""
+    _MODULES.pop(rules_id, None)
+    _ENGINES.pop(rules_id, None)
+
+
+@contextmanager
+def plugins_registered(names: str | list[str] | tuple[str, ...]) -> Iterator[list[RuleModule]]:
+    """Register plugin modules for the ``with`` block only; those newly registered are forgotten afterwards.
+
+    Tests use it for games that must not stay listed beyond their tests (the tiny test game).
+    """
+    before = set(_MODULES)
+    loaded = load_plugins(names)
+    try:
+        yield loaded
+    finally:
+        for module in loaded:
+            if module.rules_id not in before:
+                unregister(module.rules_id)

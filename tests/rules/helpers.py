@@ -10,8 +10,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-import pytest
-
 from libs.rules import registry
 from libs.rules.engine import UNDO_MOVE, Engine, Position, Step
 from libs.rules.protocol import IllegalMove, Json, RuleModule
@@ -43,15 +41,13 @@ def configs_of(module: RuleModule) -> list[Json]:
 
 @contextmanager
 def registered_plugins(names: str) -> Iterator[list[RuleModule]]:
-    """Register plugin rule modules (``registry.load_plugins``) for the block only, then forget them again.
+    """Register plugin rule modules for the block only, then forget them again.
 
-    The registry has no way to forget a module, and other tests list every registered game (the golden
-    files, the lobby's game list), so a test game must not stay registered after its tests ran.
+    Other tests list every registered game (the golden files, the lobby's game list), so a test game must
+    not stay registered after its tests ran.
     """
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(registry, "_MODULES", dict(registry._MODULES))
-        patch.setattr(registry, "_ENGINES", dict(registry._ENGINES))
-        yield registry.load_plugins(names)
+    with registry.plugins_registered(names) as loaded:
+        yield loaded
 
 
 def engine_for(rules: RuleModule | Engine) -> Engine:

@@ -50,7 +50,7 @@ SIGNS = ("hoch", "tief")
 VARIANTS = ("einzeln", "team")
 
 SPEC = GameSpec(
-    game="tinygame", version=1, seat_counts=(2, 3, 4),
+    game="tinygame", version=1, seat_counts=(2, 3, 4), title="Zwergenstich",
     hidden=frozenset({Hidden.HAND, Hidden.TEAM, Hidden.SUPPLY}), chance=Chance.DURING_PLAY,
     simultaneous=True, may_act=True, undo_steps=2, teams=True, timeout=TimeoutRule.GAME_CHOOSES,
     variant_key="variante", variants=VARIANTS,
