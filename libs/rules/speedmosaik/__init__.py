@@ -1,4 +1,4 @@
-"""Speedmosaik: the Kachelwand workshop (fixed wall, no jokers) as rule module ``speedmosaik@1``."""
+"""Speedmosaik as rule module ``speedmosaik@1``: the workshops Kachelwand, Kirchenfenster and Sternpavillon."""
 
 from libs.rules.speedmosaik.module import MODULE, Speedmosaik
 
