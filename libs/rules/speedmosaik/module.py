@@ -134,10 +134,6 @@ class Speedmosaik(RulesBase):
         """Return the seats that must decide now, () once the game is over (Speedmosaik has no may-act seats)."""
         return tuple(_PENDING[seat] for seat in _workshop_of(state).movers(state))
 
-    def to_move(self, state: Any) -> tuple[int, ...]:
-        """Return the must-act seats of ``pending`` (kept for callers not yet on the engine; to be removed)."""
-        return tuple(entry.seat for entry in self.pending(state))
-
     def legal_moves(self, state: Any, seat: int) -> list[Json]:
         """Return this seat's legal moves in the workshop's canonical order."""
         return _workshop_of(state).legal_moves(state, seat)
