@@ -2,8 +2,13 @@
 
 For every rule module and workshop: random 2-player games per second, and the strength ladder over
 seeded 2-player games with alternating seats (strong vs normal, normal vs easy), with decision-time
-percentiles per level. Targets (issue "Speedmosaik complete"): strong wins >= 65 % against normal,
-normal >= 80 % against easy, a normal decision p95 <= 50 ms, a strong one <= 1 s. Exits 1 on a miss.
+percentiles per level. Then the generic fallback (determinized Monte-Carlo, the policy of every game
+without one of its own) on one Speedmosaik config: against random play and against the dedicated easy
+level. Targets (issue "Speedmosaik complete", "one bot contract"): strong wins >= 65 % against normal,
+normal >= 80 % against easy, a normal decision p95 <= 50 ms, a strong one <= 1 s; the fallback wins
+>= 80 % against random play with a decision p95 <= 1 s. Exits 1 on a miss.
+
+Every game is played through the Engine (``registry.engine``), as the services do.
 """
 
 from __future__ import annotations
@@ -17,49 +22,84 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from libs.rules import SeededRng, registry
-from services.bot.policies import decide
+from libs.rules.engine import Engine
+from libs.rules.protocol import Json
+from services.bot.policies import LEVELS, decide
+from services.bot.policies.registry import FALLBACK
 
 TARGET_WIN_RATE = {("strong", "normal"): 0.65, ("normal", "easy"): 0.80}
 TARGET_P95_SECONDS = {"easy": 0.05, "normal": 0.05, "strong": 1.0}
+FALLBACK_CONFIG: Json = {"workshop": "kachelwand", "wall": "fest", "jokers": "ohne"}
+"""The Speedmosaik config the generic fallback is measured on (the default workshop)."""
+TARGET_FALLBACK = {"random": 0.80}
+TARGET_FALLBACK_P95_SECONDS = 1.0
+RANDOM = "random"
+FALLBACK_PREFIX = "fallback-"
+"""A player named ``fallback-<level>`` is the generic fallback at that level, whatever the game's own policy."""
 
 
 @dataclass
-class LadderResult:
-    """Outcome of one ladder game: the first level's score (1, ½, 0) and every decision's time per level."""
+class MatchResult:
+    """Outcome of one game: the first player's score (1, ½, 0) and every decision's time per player."""
 
     score: float
     times: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
 
 
-def random_games_per_second(rules_id: str, config: dict[str, Any], games: int) -> float:
-    module = registry.get(rules_id)
+RANDOM_GAME_MOVES = 5000
+"""A random game still running after this many moves is stopped (random play can reach a dead end)."""
+
+
+def random_games_per_second(rules_id: str, config: Json, games: int) -> tuple[float, int]:
+    """Return how many random 2-player games the engine plays per second, and how many had to be stopped."""
+    engine = registry.engine(rules_id)
+    normalized = engine.normalize_config(config, 2)
+    stopped = 0
     started = time.perf_counter()
     for number in range(games):
         rng = SeededRng(f"bench-random-{number}".encode())
-        state = module.setup(config, 2, f"bench-seed-{number}".encode())
-        while not module.is_over(state):
-            seat = module.to_move(state)[0]
-            state, _ = module.apply(state, seat, rng.choice(module.legal_moves(state, seat)))
-    return games / (time.perf_counter() - started)
+        position = engine.start(normalized, 2, f"bench-seed-{number}".encode())
+        while not engine.is_over(position):
+            if position.ply >= RANDOM_GAME_MOVES:
+                stopped += 1
+                break
+            seat = engine.must_act(position)[0]
+            position = engine.apply(position, seat, rng.choice(engine.legal_moves(position, seat))).position
+    return games / (time.perf_counter() - started), stopped
 
 
-def ladder_game(rules_id: str, config: dict[str, Any], first: str, second: str, number: int) -> LadderResult:
-    """Play one seeded 2-player game between two levels (seats alternate with the game number)."""
-    module = registry.get(rules_id)
-    levels = (first, second) if number % 2 == 0 else (second, first)
-    state = module.setup(config, 2, f"ladder-{number}".encode())
+def _move(engine: Engine, player: str, view: Json, seat: int, rng: SeededRng, legal: list[Json]) -> Json:
+    """Return the move ``player`` makes: a level, the fallback at a level, or a random legal move."""
+    if player == RANDOM:
+        return rng.choice(legal)
+    if player.startswith(FALLBACK_PREFIX):
+        move = FALLBACK.decide(engine, view, seat, player.removeprefix(FALLBACK_PREFIX), rng)
+    else:
+        move = decide(engine.rules_id, view, seat, player, rng)
+    if move is None:
+        raise RuntimeError(f"{player} did not act for a seat that must act")
+    return move
+
+
+def match_game(rules_id: str, config: Json, first: str, second: str, number: int) -> MatchResult:
+    """Play one seeded 2-player game between two players (seats alternate with the game number)."""
+    engine = registry.engine(rules_id)
+    players = (first, second) if number % 2 == 0 else (second, first)
+    position = engine.start(engine.normalize_config(config, 2), 2, f"ladder-{number}".encode())
     rng = SeededRng(f"ladder-bots-{number}".encode())
-    result = LadderResult(score=0.0)
+    result = MatchResult(score=0.0)
     turn = 0
-    while not module.is_over(state):
-        seat = module.to_move(state)[0]
+    while not engine.is_over(position):
+        # Every seat that must act decides in turn (several at once at a free-wall round end).
+        seat = engine.must_act(position)[0]
+        legal = engine.legal_moves(position, seat)
         started = time.perf_counter()
-        move = decide(rules_id, module.view(state, seat), seat, levels[seat], rng.derive(str(turn)))
-        result.times[levels[seat]].append(time.perf_counter() - started)
-        state, _ = module.apply(state, seat, move)
+        move = _move(engine, players[seat], engine.view(position, seat), seat, rng.derive(str(turn)), legal)
+        result.times[players[seat]].append(time.perf_counter() - started)
+        position = engine.apply(position, seat, move).position
         turn += 1
-    places = module.outcome(state).places
-    mine, theirs = places[levels.index(first)], places[1 - levels.index(first)]
+    places = engine.outcome(position).places
+    mine, theirs = places[players.index(first)], places[1 - players.index(first)]
     result.score = 1.0 if mine < theirs else 0.5 if mine == theirs else 0.0
     result.times = dict(result.times)
     return result
@@ -70,8 +110,8 @@ def percentile(values: list[float], fraction: float) -> float:
     return ordered[min(len(ordered) - 1, int(len(ordered) * fraction))] if ordered else 0.0
 
 
-def configs_to_measure(module: Any, all_configs: bool) -> list[dict[str, Any]]:
-    configs: list[dict[str, Any]] = list(getattr(module, "valid_configs", lambda: [{}])())
+def configs_to_measure(module: Any, all_configs: bool) -> list[Json]:
+    configs: list[Json] = list(getattr(module, "valid_configs", lambda: [{}])())
     if all_configs:
         return configs
     seen: set[str] = set()
@@ -84,10 +124,67 @@ def configs_to_measure(module: Any, all_configs: bool) -> list[dict[str, Any]]:
     return first_per_workshop
 
 
+def play_matches(pool: ProcessPoolExecutor, rules_id: str, config: Json, first: str, second: str,
+                 games: int, times: dict[str, list[float]]) -> float:
+    """Play ``games`` seeded games between two players; return the first's score rate, collect times."""
+    results = list(pool.map(match_game, [rules_id] * games, [config] * games, [first] * games,
+                            [second] * games, range(games)))
+    for result in results:
+        for player, spent in result.times.items():
+            times[player].extend(spent)
+    return sum(r.score for r in results) / len(results)
+
+
+def time_line(player: str, spent: list[float], target: float, label: str, misses: list[str]) -> None:
+    """Print a player's decision-time percentiles against its target (a miss is remembered)."""
+    p95 = percentile(spent, 0.95)
+    verdict = "ok" if p95 <= target else "MISS"
+    if p95 > target:
+        misses.append(f"{label}: {player} p95 {p95 * 1000:.0f} ms")
+    print(f"{player:>6} decisions: {len(spent)}, p50 {percentile(spent, 0.5) * 1000:.1f} ms,"
+          f" p95 {p95 * 1000:.1f} ms (target <= {target * 1000:.0f} ms) {verdict}", flush=True)
+
+
+def ladder(pool: ProcessPoolExecutor, rules_id: str, config: Json, games: int, label: str,
+           misses: list[str]) -> None:
+    """Measure strong vs normal and normal vs easy with decision times per level."""
+    times: dict[str, list[float]] = defaultdict(list)
+    for first, second in TARGET_WIN_RATE:
+        rate = play_matches(pool, rules_id, config, first, second, games, times)
+        target = TARGET_WIN_RATE[(first, second)]
+        verdict = "ok" if rate >= target else "MISS"
+        if rate < target:
+            misses.append(f"{label}: {first} vs {second} {rate:.1%} < {target:.0%}")
+        print(f"{first} vs {second}: {first} wins {rate:.1%} of {games} games "
+              f"(ties count half; target >= {target:.0%}) {verdict}", flush=True)
+    for level in LEVELS:
+        time_line(level, times[level], TARGET_P95_SECONDS[level], label, misses)
+
+
+def fallback(pool: ProcessPoolExecutor, rules_id: str, level: str, games: int, misses: list[str]) -> None:
+    """Measure the generic fallback at ``level`` against random play and the dedicated easy level."""
+    label = f"{rules_id} {FALLBACK_CONFIG} generic fallback ({level})"
+    print(f"\n== {label}", flush=True)
+    player = FALLBACK_PREFIX + level
+    times: dict[str, list[float]] = defaultdict(list)
+    for opponent in (RANDOM, "easy"):
+        rate = play_matches(pool, rules_id, FALLBACK_CONFIG, player, opponent, games, times)
+        target = TARGET_FALLBACK.get(opponent)
+        verdict = "" if target is None else " ok" if rate >= target else " MISS"
+        if target is not None and rate < target:
+            misses.append(f"{label}: vs {opponent} {rate:.1%} < {target:.0%}")
+        wanted = "" if target is None else f"; target >= {target:.0%}"
+        print(f"fallback vs {opponent}: fallback wins {rate:.1%} of {games} games "
+              f"(ties count half{wanted}){verdict}", flush=True)
+    time_line(player, times[player], TARGET_FALLBACK_P95_SECONDS, label, misses)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--random-games", type=int, default=100)
-    parser.add_argument("--ladder-games", type=int, default=200)
+    parser.add_argument("--random-games", type=int, default=100, help="0 skips the speed of random games")
+    parser.add_argument("--ladder-games", type=int, default=200, help="0 skips the strength ladder")
+    parser.add_argument("--fallback-games", type=int, default=40, help="0 skips the generic fallback")
+    parser.add_argument("--fallback-level", default="normal", choices=LEVELS)
     parser.add_argument("--all-configs", action="store_true", help="every option combination, not one per workshop")
     parser.add_argument("--only", default="", help="measure only configs whose text contains this")
     parser.add_argument("--workers", type=int, default=2)
@@ -100,32 +197,15 @@ def main() -> None:
                 if args.only and args.only not in label:
                     continue
                 print(f"\n== {label}", flush=True)
-                speed = random_games_per_second(module.rules_id, config, args.random_games)
-                print(f"random 2-player games/s: {speed:.1f}", flush=True)
-                times: dict[str, list[float]] = defaultdict(list)
-                for first, second in TARGET_WIN_RATE:
-                    results = list(pool.map(ladder_game, [module.rules_id] * args.ladder_games,
-                                            [config] * args.ladder_games, [first] * args.ladder_games,
-                                            [second] * args.ladder_games, range(args.ladder_games)))
-                    rate = sum(r.score for r in results) / len(results)
-                    for result in results:
-                        for level, spent in result.times.items():
-                            times[level].extend(spent)
-                    target = TARGET_WIN_RATE[(first, second)]
-                    verdict = "ok" if rate >= target else "MISS"
-                    if rate < target:
-                        misses.append(f"{label}: {first} vs {second} {rate:.1%} < {target:.0%}")
-                    print(f"{first} vs {second}: {first} wins {rate:.1%} of {len(results)} games "
-                          f"(ties count half; target >= {target:.0%}) {verdict}", flush=True)
-                for level in ("easy", "normal", "strong"):
-                    p95 = percentile(times[level], 0.95)
-                    verdict = "ok" if p95 <= TARGET_P95_SECONDS[level] else "MISS"
-                    if p95 > TARGET_P95_SECONDS[level]:
-                        misses.append(f"{label}: {level} p95 {p95 * 1000:.0f} ms")
-                    p50 = percentile(times[level], 0.5)
-                    print(f"{level:>6} decisions: {len(times[level])}, p50 {p50 * 1000:.1f} ms,"
-                          f" p95 {p95 * 1000:.1f} ms (target <= {TARGET_P95_SECONDS[level] * 1000:.0f} ms) {verdict}",
-                          flush=True)
+                if args.random_games:
+                    speed, stopped = random_games_per_second(module.rules_id, config, args.random_games)
+                    note = f" (WARNING: {stopped} stopped after {RANDOM_GAME_MOVES} moves)" if stopped else ""
+                    print(f"random 2-player games/s: {speed:.1f}{note}", flush=True)
+                if args.ladder_games:
+                    ladder(pool, module.rules_id, config, args.ladder_games, label, misses)
+        rules_id = registry.latest("speedmosaik").rules_id
+        if args.fallback_games and (not args.only or args.only in f"{rules_id} {FALLBACK_CONFIG} fallback"):
+            fallback(pool, rules_id, args.fallback_level, args.fallback_games, misses)
     print("\nall targets met" if not misses else "\nmissed:\n  " + "\n  ".join(misses))
     sys.exit(1 if misses else 0)
 

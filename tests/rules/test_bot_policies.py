@@ -15,20 +15,18 @@ RULES = "speedmosaik@1"
 
 
 def _play(seed: bytes, levels: tuple[str, ...], config: Json | None = None) -> tuple[int, ...]:
-    """Play a whole game between bots; every decision (columns too, for any seat) must be legal."""
-    module = registry.get(RULES)
-    state = module.setup(config or {}, len(levels), seed)
+    """Play a whole game between bots through the Engine; every decision (columns too, any seat) must be legal."""
+    engine = registry.engine(RULES)
+    position = engine.start(engine.normalize_config(config or {}, len(levels)), len(levels), seed)
     rng = SeededRng(seed, "bots")
     turn = 0
-    while not module.is_over(state):
-        for seat in module.to_move(state):
-            view = module.view(state, seat)
-            move = decide(RULES, view, seat, levels[seat], rng.derive(f"zug-{turn}"))
-            assert move in module.legal_moves(state, seat)
-            state, _ = module.apply(state, seat, move)
-            turn += 1
-            break
-    return module.outcome(state).places
+    while not engine.is_over(position):
+        seat = engine.must_act(position)[0]
+        move = decide(RULES, engine.view(position, seat), seat, levels[seat], rng.derive(f"zug-{turn}"))
+        assert move in engine.legal_moves(position, seat)
+        position = engine.apply(position, seat, move).position
+        turn += 1
+    return engine.outcome(position).places
 
 
 def _wins(first: str, second: str, games: int, config: Json | None = None) -> int:
@@ -67,7 +65,7 @@ def test_every_level_chooses_a_column_for_any_seat_at_a_free_wall_round_end(leve
     other = free_board(pattern=lines(r1=("gelb", 1)))
     state = with_full_bag(table((risky, other), wall_kind="frei", centre=("blau",)))
     state, _ = module.apply(state, 0, {"source": "mitte", "farbe": "blau", "reihe": 0})
-    assert module.to_move(state) == (0, 1)
+    assert registry.engine(RULES).must_act(registry.engine(RULES).from_state(state, 2)) == (0, 1)
     for seat in (1, 0):
         move = decide(RULES, module.view(state, seat), seat, level, SeededRng(b"spalte"))
         assert move in module.legal_moves(state, seat)

@@ -1,45 +1,32 @@
-"""Bot policies: pure functions from a seat's view to a move, per game (imports only libs.rules).
+"""Bot policies: from a seat's view to a decision, through the game's Engine (imports only libs.rules).
 
-Each game's policy (for Speedmosaik: one module per workshop) offers
-``decide(module, view, seat, level, rng) -> move`` for every level in ``LEVELS`` and every kind of
-decision its game asks for (also the ones the computer makes for a player whose time ran out), and
-``advise(module, view, seat, rng) -> (move, reason)``: the move the strong level would make and why, as a
-German phrase ``{"key", "params", "text"}`` ("Rat des Meisters").
+The contract (``contract.py``): every policy offers ``decide(engine, view, seat, level, rng)`` for the
+levels in ``LEVELS`` and ``advise(engine, view, seat, rng) -> (move, reason)`` ("Rat des Meisters": the
+strong move and a German reason ``{"key", "params", "text"}``). ``registry.py`` names each game's policy;
+a game without one is played by the generic Monte-Carlo fallback (``montecarlo.py``). See docs/services/bot.md.
 """
 
 from __future__ import annotations
 
-from types import ModuleType
-
-from libs.rules import registry
+from libs.rules import registry as rules
 from libs.rules.protocol import Json
 from libs.rules.rng import SeededRng
-from services.bot.policies import speedmosaik
-
-LEVELS: tuple[str, ...] = ("easy", "normal", "strong")
-
-
-def _policy(rules_id: str, view: Json) -> tuple[object, ModuleType]:
-    module = registry.get(rules_id)
-    if module.game == "speedmosaik":
-        return module, speedmosaik.policy_for(view)
-    raise ValueError(f"no bot policy for rules {rules_id!r}")
+from services.bot.policies.contract import LEVELS, Advice, check_level
+from services.bot.policies.registry import policy_for
 
 
-def decide(rules_id: str, view: Json, seat: int, level: str, rng: SeededRng) -> Json:
-    """Return the move the bot of ``level`` makes for ``seat`` from that seat's view."""
-    if level not in LEVELS:
-        raise ValueError(f"unknown bot level {level!r} (known: {', '.join(LEVELS)})")
-    module, policy = _policy(rules_id, view)
-    move: Json = policy.decide(module, view, seat, level, rng)
-    return move
+def decide(rules_id: str, view: Json, seat: int, level: str, rng: SeededRng) -> Json | None:
+    """Return the move the bot of ``level`` makes for ``seat`` from that seat's view.
+
+    A must-act seat always gets a legal move; None means a may-act seat does not act now.
+    """
+    check_level(level)
+    return policy_for(rules_id, view).decide(rules.engine(rules_id), view, seat, level, rng)
 
 
-def advise(rules_id: str, view: Json, seat: int, rng: SeededRng) -> tuple[Json, Json]:
+def advise(rules_id: str, view: Json, seat: int, rng: SeededRng) -> Advice:
     """Return the strong level's move for ``seat`` and the German reason for it."""
-    module, policy = _policy(rules_id, view)
-    move, reason = policy.advise(module, view, seat, rng)
-    return move, reason
+    return policy_for(rules_id, view).advise(rules.engine(rules_id), view, seat, rng)
 
 
 __all__ = ["LEVELS", "advise", "decide"]

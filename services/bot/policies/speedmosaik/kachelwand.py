@@ -13,11 +13,13 @@ below it would make fall. Moves that first return a warning come from ``legal_mo
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
-from libs.rules.protocol import Json, RuleModule
-from libs.rules.rng import SeededRng
+from libs.rules.engine import Engine, Position
+from libs.rules.protocol import Json
+from services.bot.policies.contract import Candidate, DeterminizedPolicy, Situation
 
 EASY_NOISE = 12.0
 """Spread of the random noise added at level easy ("bewertet seine Züge mit viel Zufall")."""
@@ -100,11 +102,11 @@ def _value(preview: Json, board: Json) -> float:
     return column_value(preview, board) if "spalte" in preview else move_value(preview, board)
 
 
-def _ranked(module: RuleModule, state: Any, seat: int, board: Json) -> list[tuple[float, int, Json, Json]]:
+def _ranked(engine: Engine, position: Position, seat: int, board: Json) -> list[tuple[float, int, Json, Json]]:
     """Return (value, index, move, preview) for every legal move, best first (ties: first in order)."""
     scored = []
-    for index, move in enumerate(module.legal_moves(state, seat)):
-        preview = module.preview(state, seat, move)
+    for index, move in enumerate(engine.legal_moves(position, seat)):
+        preview = engine.preview(position, seat, move)
         scored.append((_value(preview, board), index, move, preview))
     if not scored:
         raise ValueError("the bot's seat has no legal move")
@@ -122,18 +124,18 @@ class Reply:
     preview: Json
 
 
-def _best_reply(module: RuleModule, state: Any) -> Reply | None:
+def _best_reply(engine: Engine, position: Position) -> Reply | None:
     """Return the next mover's best take now, or None if the round's takes are over (or the game)."""
-    if module.is_over(state):
+    if engine.is_over(position):
         return None
-    view = module.view(state, None)
+    view = engine.view(position, None)
     if view.get("phase") == "wand" or not (any(view["schalen"]) or view["mitte"]):
         return None
-    seat = module.to_move(state)[0]
+    seat = engine.must_act(position)[0]
     board = _board(view, seat)
     best: Reply | None = None
-    for move in module.legal_moves(state, seat):
-        preview = module.preview(state, seat, move)
+    for move in engine.legal_moves(position, seat):
+        preview = engine.preview(position, seat, move)
         value = move_value(preview, board)
         if best is None or value > best.value:
             best = Reply(seat, value, move, preview)
@@ -141,50 +143,25 @@ def _best_reply(module: RuleModule, state: Any) -> Reply | None:
 
 
 @dataclass(frozen=True)
-class Choice:
-    """The strong level's move with its preview, its own value and the next player's best reply."""
+class Detail:
+    """What the advice is built from: the move's preview and the next player's best reply after it."""
 
-    move: Json
     preview: Json
-    value: float
     reply: Reply | None
 
 
-def _strong_choice(module: RuleModule, state: Any, seat: int, view: Json) -> Choice:
-    """Return the move with the best own value minus what it leaves the next player (columns: own value)."""
-    ranked = _ranked(module, state, seat, _board(view, seat))
+def _strong_candidates(engine: Engine, position: Position, seat: int, board: Json) -> list[Candidate]:
+    """Return the best moves by own value minus what each leaves the next player (columns: own value)."""
+    ranked = _ranked(engine, position, seat, board)
     if "spalte" in ranked[0][3]:
-        value, _, move, preview = ranked[0]
-        return Choice(move, preview, value, None)
-    best: tuple[float, Choice] | None = None
+        return [Candidate(move, value, Detail(preview, None)) for value, _, move, preview in ranked]
+    candidates = []
     for value, _, move, preview in ranked[:STRONG_CANDIDATES]:
-        after, _ = module.apply(state, seat, move)
-        reply = _best_reply(module, after)
+        after = engine.apply(position, seat, move).position
+        reply = _best_reply(engine, after)
         total = value - (0.0 if reply is None else DENIAL_WEIGHT * max(reply.value, 0.0))
-        if best is None or total > best[0]:
-            best = (total, Choice(move, preview, value, reply))
-    assert best is not None
-    return best[1]
-
-
-def decide(module: RuleModule, view: Json, seat: int, level: str, rng: SeededRng) -> Json:
-    """Return the move of this level: a take, or at a free-wall round end the column for the top full line."""
-    state = module.determinize(view, seat, rng.derive("determinize"))
-    if level == "strong":
-        return _strong_choice(module, state, seat, view).move
-    board = _board(view, seat)
-    if level != "easy":
-        return _ranked(module, state, seat, board)[0][2]
-    noise = rng.derive("noise")
-    best_move: Json | None = None
-    best_value = float("-inf")
-    for move in module.legal_moves(state, seat):
-        value = _value(module.preview(state, seat, move), board) + noise.random() * EASY_NOISE
-        if value > best_value:
-            best_move, best_value = move, value
-    if best_move is None:
-        raise ValueError("the bot's seat has no legal move")
-    return best_move
+        candidates.append(Candidate(move, total, Detail(preview, reply)))
+    return candidates
 
 
 _NAMES = {"blau": "Blau", "gelb": "Gelb", "rot": "Rot", "schwarz": "Schwarz", "tuerkis": "Türkis", "joker": "Joker"}
@@ -276,10 +253,31 @@ def _column_reason(preview: Json) -> Json:
     }
 
 
-def advise(module: RuleModule, view: Json, seat: int, rng: SeededRng) -> tuple[Json, Json]:
-    """Return the strong move and a German reason built from its preview ("Rat des Meisters")."""
-    state = module.determinize(view, seat, rng.derive("determinize"))
-    choice = _strong_choice(module, state, seat, view)
-    if "spalte" in choice.preview:
-        return choice.move, _column_reason(choice.preview)
-    return choice.move, _take_reason(choice.move, choice.preview, choice.reply)
+class KachelwandPolicy(DeterminizedPolicy):
+    """Kachelwand on the shared skeleton: one determinization, previews valued for the seat's own board."""
+
+    NOISE: ClassVar[Mapping[str, float]] = {"easy": EASY_NOISE, "normal": 0.0, "strong": 0.0}
+
+    def evaluate_one(self, situation: Situation, position: Position) -> list[Candidate]:
+        """Return the level's candidates: every legal move (easy, normal) or the strong look-ahead."""
+        engine, seat = situation.engine, situation.seat
+        board = _board(situation.view, seat)
+        if situation.level == "strong":
+            return _strong_candidates(engine, position, seat, board)
+        candidates = []
+        for move in engine.legal_moves(position, seat):
+            preview = engine.preview(position, seat, move)
+            candidates.append(Candidate(move, _value(preview, board), Detail(preview, None)))
+        return candidates
+
+    def reason(self, situation: Situation, chosen: Candidate) -> Json:
+        """Return the German reason built from the chosen move's preview (and the next player's reply)."""
+        detail: Detail = chosen.detail
+        assert chosen.move is not None
+        if "spalte" in detail.preview:
+            return _column_reason(detail.preview)
+        return _take_reason(chosen.move, detail.preview, detail.reply)
+
+
+POLICY = KachelwandPolicy()
+"""The Kachelwand computer player (both walls, with and without jokers)."""

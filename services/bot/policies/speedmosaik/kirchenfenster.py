@@ -1,17 +1,20 @@
 """Kirchenfenster bot policy: values every legal decision for the bot's own palace (pure, no I/O).
 
-Levels: ``easy`` = heuristic value + much noise; ``normal`` = best heuristic value for its own board;
-``strong`` = the normal value minus a share of the best value the next player could take from what this
-move leaves in the factories and the centre (one ply on a determinized state). ``advise`` = strong + reason.
+Levels (on the shared skeleton, one determinization): ``easy`` = heuristic value + much noise; ``normal`` =
+best heuristic value for its own board; ``strong`` = the normal value minus a share of the best value the
+next player could take from what this move leaves in the factories and the centre (one ply deeper).
+Advice = the strong choice + a German reason.
 """
 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
+from typing import ClassVar
 
-from libs.rules.protocol import Json, RuleModule
-from libs.rules.rng import SeededRng
+from libs.rules.engine import Position
+from libs.rules.protocol import Json
 from libs.rules.speedmosaik.kirchenfenster.material import (
     PILLAR_WINDOWS,
     ROUNDS,
@@ -38,6 +41,7 @@ from libs.rules.speedmosaik.kirchenfenster.scoring import (
 )
 from libs.rules.speedmosaik.kirchenfenster.state import Board, KirchenfensterState
 from libs.rules.speedmosaik.texts import phrase, signed
+from services.bot.policies.contract import Candidate, DeterminizedPolicy, Situation
 
 EASY_NOISE = 12.0
 """Spread of the random noise added at level easy ("bewertet seine Züge mit viel Zufall")."""
@@ -252,29 +256,10 @@ def _strong_values(state: KirchenfensterState, seat: int, valued: list[Valued]) 
     ]
 
 
-def choose(state: KirchenfensterState, seat: int, level: str, rng: SeededRng) -> Valued:
-    """Return the chosen move with its value for a level on a full state."""
-    valued = _valued_moves(state, seat)
-    if not valued:
-        raise ValueError("the bot's seat has no legal move")
-    if level == "easy":
-        noise = rng.derive("noise")
-        valued = [Valued(item.move, item.value + noise.random() * EASY_NOISE, item.place) for item in valued]
-    elif level == "strong":
-        valued = _strong_values(state, seat, valued)
-    best = valued[0]
-    for item in valued[1:]:
-        if item.value > best.value:
-            best = item
-    return best
-
-
-def decide(module: RuleModule, view: Json, seat: int, level: str, rng: SeededRng) -> Json:
-    """Return the level's move for any Kirchenfenster decision (take, reset, window pane)."""
-    state = module.determinize(view, seat, rng.derive("determinize"))
-    if not isinstance(state, KirchenfensterState):
+def _state(position: Position) -> KirchenfensterState:
+    if not isinstance(position.state, KirchenfensterState):
         raise TypeError("not a Kirchenfenster view")
-    return choose(state, seat, level, rng).move.to_json()
+    return position.state
 
 
 def _reason(state: KirchenfensterState, seat: int, chosen: Valued) -> Json:
@@ -330,10 +315,23 @@ def _reason(state: KirchenfensterState, seat: int, chosen: Valued) -> Json:
     ).to_json()
 
 
-def advise(module: RuleModule, view: Json, seat: int, rng: SeededRng) -> tuple[Json, Json]:
-    """Return the strong level's move for ``seat`` and the German reason for it."""
-    state = module.determinize(view, seat, rng.derive("determinize"))
-    if not isinstance(state, KirchenfensterState):
-        raise TypeError("not a Kirchenfenster view")
-    chosen = choose(state, seat, "strong", rng)
-    return chosen.move.to_json(), _reason(state, seat, chosen)
+class KirchenfensterPolicy(DeterminizedPolicy):
+    """Kirchenfenster on the shared skeleton: one determinization, the bot's own palace valued."""
+
+    NOISE: ClassVar[Mapping[str, float]] = {"easy": EASY_NOISE, "normal": 0.0, "strong": 0.0}
+
+    def evaluate_one(self, situation: Situation, position: Position) -> list[Candidate]:
+        """Return every decision with its normal value; strong: the best ones re-valued one ply deeper."""
+        state, seat = _state(position), situation.seat
+        valued = _valued_moves(state, seat)
+        if situation.level == "strong":
+            valued = _strong_values(state, seat, valued)
+        return [Candidate(item.move.to_json(), item.value, item) for item in valued]
+
+    def reason(self, situation: Situation, chosen: Candidate) -> Json:
+        """Return the German reason for the advised decision."""
+        return _reason(_state(situation.position), situation.seat, chosen.detail)
+
+
+POLICY = KirchenfensterPolicy()
+"""The Kirchenfenster computer player (both palace sides)."""

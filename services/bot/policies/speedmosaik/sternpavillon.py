@@ -9,15 +9,18 @@ what the tiles are worth) and returns the total. Levels:
 - ``strong``: like normal, but looks one placement further (value of the placement plus the plan after
   it), and when taking subtracts a share of the best take it leaves the next player in the displays.
 
-``advise`` returns the strong move and a German reason naming what it brings.
+All levels run on the shared skeleton with one determinization; advice is the strong move and a German
+reason naming what it brings.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
+from typing import ClassVar
 
-from libs.rules.protocol import Json, RuleModule
-from libs.rules.rng import SeededRng
+from libs.rules.engine import Position
+from libs.rules.protocol import Json
 from libs.rules.speedmosaik.sternpavillon.rules import (
     BonusPick,
     Keep,
@@ -52,6 +55,7 @@ from libs.rules.speedmosaik.sternpavillon.tiles import (
     wild_colour,
 )
 from libs.rules.speedmosaik.texts import phrase
+from services.bot.policies.contract import Candidate, DeterminizedPolicy, Situation
 
 EASY_NOISE = 6.0
 """Spread of the random noise added at level easy ("bewertet seine Züge mit viel Zufall")."""
@@ -346,24 +350,17 @@ def strong_place_value(state: SternpavillonState, seat: int, move: Place) -> flo
 # Deciding
 
 
-def _choose(
-    state: SternpavillonState, seat: int, level: str, rng: SeededRng
-) -> tuple[Move, float]:
+def _candidates(state: SternpavillonState, seat: int, level: str) -> list[tuple[Move, float]]:
+    """Return the level's candidates with their values, in the order ties are decided (first wins)."""
     moves = legal(state, seat)
     if not moves:
         raise ValueError("the bot's seat has no legal move")
     if state.phase == PHASE_KEEP and level != "easy":
-        return Keep(suggested_keep(state.boards[seat], state.round + 1)), 0.0
+        return [(Keep(suggested_keep(state.boards[seat], state.round + 1)), 0.0)]
     cache: dict[tuple[int, ...], float] = {}
     if state.phase == PHASE_KEEP:
         moves = [Keep(suggested_keep(state.boards[seat], state.round + 1)), *moves[-3:], moves[0]]
-    noise = rng.derive("noise")
-    valued: list[tuple[float, int, Move]] = []
-    for index, move in enumerate(moves):
-        value = normal_value(state, seat, move, cache)
-        if level == "easy":
-            value += noise.random() * EASY_NOISE
-        valued.append((value, -index, move))
+    valued = [(normal_value(state, seat, move, cache), -index, move) for index, move in enumerate(moves)]
     if level == "strong" and state.phase in (PHASE_TAKE, PHASE_PLACE):
         best = sorted(valued, key=lambda item: (item[0], item[1]), reverse=True)[:STRONG_CANDIDATES]
         rescored: list[tuple[float, int, Move]] = []
@@ -381,18 +378,15 @@ def _choose(
             board = state.boards[seat]
             stay = leftover_value(_stars(board), list(board.hand), state.round)
             rescored.append((stay, -len(moves), Pass()))
-        valued = rescored
-    value, _, move = max(valued, key=lambda item: (item[0], item[1]))
-    return move, value
+        # Ties go to the move listed first among the legal ones (a Pass added here comes last).
+        valued = sorted(rescored, key=lambda item: -item[1])
+    return [(move, value) for value, _, move in valued]
 
 
-def decide(module: RuleModule, view: Json, seat: int, level: str, rng: SeededRng) -> Json:
-    """Return the move of the level for any Sternpavillon decision (take, place, pass, bonus tile, keep)."""
-    state = module.determinize(view, seat, rng.derive("determinize"))
-    if not isinstance(state, SternpavillonState):
+def _state(position: Position) -> SternpavillonState:
+    if not isinstance(position.state, SternpavillonState):
         raise TypeError("not a Sternpavillon view")
-    move, _ = _choose(state, seat, level, rng)
-    return move.to_json()
+    return position.state
 
 
 def _counts_text(counts: tuple[int, ...]) -> str:
@@ -458,13 +452,22 @@ def reason(state: SternpavillonState, seat: int, move: Move, value: float) -> Js
     ).to_json()
 
 
-def advise(module: RuleModule, view: Json, seat: int, rng: SeededRng) -> tuple[Json, Json]:
-    """Return the strong level's move and the German reason for it ("Rat des Meisters")."""
-    state = module.determinize(view, seat, rng.derive("determinize"))
-    if not isinstance(state, SternpavillonState):
-        raise TypeError("not a Sternpavillon view")
-    move, value = _choose(state, seat, "strong", rng)
-    return move.to_json(), reason(state, seat, move, value)
+class SternpavillonPolicy(DeterminizedPolicy):
+    """Sternpavillon on the shared skeleton: one determinization, every decision valued by the planner."""
+
+    NOISE: ClassVar[Mapping[str, float]] = {"easy": EASY_NOISE, "normal": 0.0, "strong": 0.0}
+
+    def evaluate_one(self, situation: Situation, position: Position) -> list[Candidate]:
+        """Return the level's candidates (take, place, pass, bonus tile, keep) with their values."""
+        return [Candidate(move.to_json(), value, move)
+                for move, value in _candidates(_state(position), situation.seat, situation.level)]
+
+    def reason(self, situation: Situation, chosen: Candidate) -> Json:
+        """Return the German reason for the advised decision: what it brings."""
+        return reason(_state(situation.position), situation.seat, chosen.detail, chosen.value)
 
 
-__all__ = ["advise", "decide", "plan"]
+POLICY = SternpavillonPolicy()
+"""The Sternpavillon computer player."""
+
+__all__ = ["POLICY", "SternpavillonPolicy", "plan"]
