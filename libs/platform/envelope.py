@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
+
+import msgspec
 
 from libs.platform.canonical import canonical_json, sha256_hex
 from libs.platform.private import DigestMismatch, check_digests, redact
 
 GENESIS = "0" * 64
+_DECODER = msgspec.json.Decoder(dict[str, Any])
 
 
 class EventType:
@@ -40,8 +43,9 @@ class Event:
     hash: str = ""
 
     def to_json(self) -> dict[str, Any]:
-        """Return the envelope as plain JSON data."""
-        return asdict(self)
+        """Return the envelope as plain JSON data (``data`` is shared, not copied: treat it as read-only)."""
+        return {"game_id": self.game_id, "n": self.n, "type": self.type, "at": self.at, "actor": self.actor,
+                "rules": self.rules, "data": self.data, "prev": self.prev, "hash": self.hash}
 
     def encode(self) -> bytes:
         """Return the canonical bytes stored in the log."""
@@ -55,9 +59,7 @@ class Event:
     @staticmethod
     def decode(raw: bytes | str) -> Event:
         """Parse stored bytes back into an Event."""
-        import json
-
-        return Event(**json.loads(raw))
+        return Event(**_DECODER.decode(raw))
 
 
 def compute_hash(event: Event) -> str:
@@ -66,9 +68,8 @@ def compute_hash(event: Event) -> str:
     Private parts count in their redacted form (their digest), so a copy of the log that carries other
     seats' parts only as digests has the same hashes (``libs.platform.private``).
     """
-    body = event.to_json()
-    body.pop("hash")
-    body["data"] = redact(body["data"])
+    body = {"game_id": event.game_id, "n": event.n, "type": event.type, "at": event.at, "actor": event.actor,
+            "rules": event.rules, "data": redact(event.data), "prev": event.prev}
     return sha256_hex(canonical_json(body))
 
 
@@ -79,7 +80,7 @@ def new_event(
     """Build a sealed event that chains onto `prev`."""
     stamp = (at or datetime.now(UTC)).isoformat(timespec="milliseconds").replace("+00:00", "Z")
     draft = Event(game_id=game_id, n=n, type=type, at=stamp, actor=actor, rules=rules, data=data, prev=prev)
-    return Event(**{**draft.to_json(), "hash": compute_hash(draft)})
+    return replace(draft, hash=compute_hash(draft))
 
 
 def verify_chain(events: list[Event]) -> None:

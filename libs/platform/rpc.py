@@ -7,6 +7,7 @@ Services serve a command with `answer(nc, COMMAND, handler)` and send one with `
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
@@ -90,11 +91,31 @@ async def request(nc: NatsClient, subject: str, payload: dict[str, Any], timeout
         raise CommandRefused(502, german_reason(error, f"Die Antwort auf {subject}"), "bad_reply") from error
 
 
+IN_FLIGHT = 256
+"""Requests one subscription works on at once; beyond that, NATS buffers them for the subscription."""
+_RUNNING: set[asyncio.Task[None]] = set()
+
+
+async def finish_in_flight(timeout: float = 10.0) -> None:
+    """Wait (at most `timeout` seconds) until every request being answered has had its reply sent."""
+    if _RUNNING:
+        await asyncio.wait(set(_RUNNING), timeout=timeout)
+
+
 async def _subscribe(nc: NatsClient, subject: str, queue: str,
                      handle: Callable[[bytes], Awaitable[Any]]) -> Subscription:
-    log = get_logger(subject=subject)
+    """Subscribe `handle` to `subject`: each request is answered in a task of its own.
 
-    async def on_request(msg: Msg) -> None:
+    nats-py calls a subscription's callback one message at a time; answering inside the callback would
+    let one slow request (a replay, a lock held by a move of the same game) hold up every other game's.
+    A semaphore bounds the work in flight, so a flood waits in the subscription's buffer instead of
+    piling up tasks.
+    """
+    log = get_logger(subject=subject)
+    slots = asyncio.Semaphore(IN_FLIGHT)
+    running = _RUNNING
+
+    async def process(msg: Msg) -> None:
         token = correlation_id.set((msg.headers or {}).get(CORRELATION_HEADER) or new_correlation_id())
         try:
             try:
@@ -108,6 +129,13 @@ async def _subscribe(nc: NatsClient, subject: str, queue: str,
                 await msg.respond(reply)
         finally:
             correlation_id.reset(token)
+            slots.release()
+
+    async def on_request(msg: Msg) -> None:
+        await slots.acquire()
+        task = asyncio.create_task(process(msg))
+        running.add(task)
+        task.add_done_callback(running.discard)
 
     subscription = await nc.subscribe(subject, queue=queue, cb=on_request)
     await nc.flush()  # the server knows the subscription before anyone is told we are ready

@@ -16,13 +16,13 @@ from nats.aio.client import Client as NatsClient
 from nats.js import JetStreamContext
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
-from starlette.routing import Match
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from libs.platform.auth import Identity, InvalidToken, verify_token
 from libs.platform.database import create_engine
 from libs.platform.logging import CORRELATION_HEADER, configure_logging, correlation_id, get_logger
 from libs.platform.metrics import HTTP_LATENCY, HTTP_REQUESTS, render_metrics
-from libs.platform.rpc import CommandRefused
+from libs.platform.rpc import CommandRefused, finish_in_flight
 from libs.platform.settings import Settings, get_settings
 from libs.platform.streams import ensure_streams
 from libs.rules import registry
@@ -44,7 +44,7 @@ Worker = Callable[[Runtime], Awaitable[None]]
 Startup = Callable[[Runtime], Awaitable[None]]
 
 
-def get_runtime(request: Request) -> Runtime:
+async def get_runtime(request: Request) -> Runtime:
     """FastAPI dependency: the service's runtime."""
     runtime: Runtime = request.app.state.runtime
     return runtime
@@ -53,7 +53,7 @@ def get_runtime(request: Request) -> Runtime:
 RuntimeDep = Annotated[Runtime, Depends(get_runtime)]
 
 
-def current_identity(request: Request, authorization: Annotated[str | None, Header()] = None) -> Identity:
+async def current_identity(request: Request, authorization: Annotated[str | None, Header()] = None) -> Identity:
     """FastAPI dependency: the player behind the bearer token, or 401."""
     if authorization is None or not authorization.lower().startswith("bearer "):
         raise HTTPException(401, "Anmeldung fehlt: Bearer-Token erforderlich.",
@@ -113,6 +113,7 @@ def create_service_app(
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
+            await finish_in_flight()  # commands already taken get their answer before the connection drains
             try:
                 await nc.drain()
             except Exception:
@@ -124,19 +125,7 @@ def create_service_app(
     app = FastAPI(title=f"Speed {name}", lifespan=lifespan)
     app.state.ready = False
 
-    @app.middleware("http")
-    async def observe(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
-        token = correlation_id.set(request.headers.get(CORRELATION_HEADER) or None)
-        started = time.perf_counter()
-        route = _route_template(request)
-        try:
-            response = await call_next(request)
-        finally:
-            correlation_id.reset(token)
-        if route != "/metrics":
-            HTTP_LATENCY.labels(name, request.method, route).observe(time.perf_counter() - started)
-            HTTP_REQUESTS.labels(name, request.method, route, str(response.status_code)).inc()
-        return response
+    app.add_middleware(RequestMetrics, service=name)
 
     @app.exception_handler(CommandRefused)
     async def refused(_: Request, error: CommandRefused) -> JSONResponse:
@@ -192,12 +181,48 @@ async def _supervise(worker: Worker, runtime: Runtime) -> None:
             await asyncio.sleep(1.0)
 
 
-def _route_template(request: Request) -> str:
-    for route in request.app.router.routes:
-        match, _ = route.matches(request.scope)
-        if match == Match.FULL:
-            return str(getattr(route, "path", request.url.path))
-    return "unmatched"
+class RequestMetrics:
+    """Pure ASGI middleware: latency and count per route template (never the raw path), and correlation ids.
+
+    A plain ASGI class rather than ``@app.middleware("http")``: that one wraps every request in extra
+    tasks and streams, which cost more than the request itself on a busy table. The route template comes
+    from the route the router matched (``scope["route"]``); a path no route matches is "unmatched", so
+    made-up paths cannot add time series.
+    """
+
+    def __init__(self, app: ASGIApp, service: str) -> None:
+        self.app = app
+        self.service = service
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = time.perf_counter()
+        status = 500
+        header = next((value for key, value in scope.get("headers", ()) if key == _CORRELATION_KEY), None)
+        token = correlation_id.set(header.decode("latin-1")[:64] if header else None)
+
+        async def send_with_status(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = int(message["status"])
+            await send(message)
+
+        try:
+            await self.app(scope, receive, send_with_status)
+        finally:
+            correlation_id.reset(token)
+            route = getattr(scope.get("route"), "path", None) or "unmatched"
+            if route != "/metrics":
+                method = scope.get("method", "GET")
+                method = method if method in _METHODS else "other"
+                HTTP_LATENCY.labels(self.service, method, route).observe(time.perf_counter() - started)
+                HTTP_REQUESTS.labels(self.service, method, route, str(status)).inc()
+
+
+_CORRELATION_KEY = CORRELATION_HEADER.lower().encode("latin-1")
+_METHODS = frozenset({"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"})
 
 
 def run_service(app: FastAPI, default_port: int) -> None:

@@ -62,6 +62,12 @@ class Games:
         async with self._lock(game_id):
             return await self._refresh(game_id)
 
+    async def seated(self, game_id: str) -> GameRecord:
+        """Return a record of the game good for who sits where (cached if known: seats never change)."""
+        _check_id(game_id)
+        record = self._cache.get(game_id)
+        return record if record is not None else await self.load(game_id)
+
     async def events(self, game_id: str) -> list[StoredEvent]:
         """Return the game's whole log."""
         _check_id(game_id)

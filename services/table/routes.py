@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import AsyncIterator
 from typing import Annotated, Any
 
+import msgspec
 from fastapi import APIRouter, Header, HTTPException, Query, Request
 from fastapi.responses import StreamingResponse
 from nats.js.api import ConsumerConfig, DeliverPolicy
@@ -16,6 +16,7 @@ from libs.platform.auth import Identity, InvalidToken, verify_token
 from libs.platform.contracts.commands import ADVISE, AdviseRequest
 from libs.platform.contracts.subjects import game_subject
 from libs.platform.envelope import ChainBroken, EventType, verify_chain
+from libs.platform.responses import JsonBody
 from libs.platform.rpc import call
 from libs.platform.service import CurrentPlayer, Runtime, RuntimeDep
 from libs.rules import IllegalMove
@@ -49,26 +50,26 @@ def _seat_of(record: GameRecord, player: Identity) -> int:
 
 
 @router.get("/{game_id}")
-async def read_game(game_id: str, runtime: RuntimeDep) -> dict[str, Any]:
+async def read_game(game_id: str, runtime: RuntimeDep) -> JsonBody:
     """The game as a spectator sees it (no seat's hidden data)."""
-    return game_view(await _games(runtime).load(game_id), None)
+    return JsonBody(game_view(await _games(runtime).load(game_id), None))
 
 
 @router.get("/{game_id}/view")
-async def read_view(game_id: str, player: CurrentPlayer, runtime: RuntimeDep) -> dict[str, Any]:
+async def read_view(game_id: str, player: CurrentPlayer, runtime: RuntimeDep) -> JsonBody:
     """The game as the caller's seat sees it, with its legal moves when it is the caller's turn."""
     record = await _games(runtime).load(game_id)
-    return game_view(record, _seat_of(record, player))
+    return JsonBody(game_view(record, _seat_of(record, player)))
 
 
 @router.post("/{game_id}/moves")
-async def make_move(game_id: str, body: MoveRequest, player: CurrentPlayer, runtime: RuntimeDep) -> dict[str, Any]:
+async def make_move(game_id: str, body: MoveRequest, player: CurrentPlayer, runtime: RuntimeDep) -> JsonBody:
     """Make a move for the caller's seat; it is in the log before this answers."""
     games = _games(runtime)
-    seat = _seat_of(await games.load(game_id), player)
+    seat = _seat_of(await games.seated(game_id), player)
     record = await games.move(game_id, seat, body.move, actor=player.player_id, chosen_by="player",
                               expected_n=body.expected_n)
-    return game_view(record, seat)
+    return JsonBody(game_view(record, seat))
 
 
 @router.post("/{game_id}/leave")
@@ -199,7 +200,7 @@ async def _stream(runtime: Runtime, games: Games, record: GameRecord, viewer: in
 
 
 def _sse(kind: str, body: dict[str, Any], n: int) -> bytes:
-    return f"id: {n}\nevent: {kind}\ndata: {json.dumps(body, ensure_ascii=False)}\n\n".encode()
+    return b"id: %d\nevent: %s\ndata: %s\n\n" % (n, kind.encode(), msgspec.json.encode(body))
 
 
 def _identity_from(runtime: Runtime, token: str) -> Identity:
