@@ -66,7 +66,7 @@ async def run_pull_consumer(
             await room.wait()
             try:
                 messages = await subscription.fetch(concurrency - len(running), timeout=1.0)
-            except NatsTimeout:
+            except (NatsTimeout, TimeoutError):  # an idle fetch ends in either, depending on where it waited
                 continue
             for msg in messages:
                 task = asyncio.create_task(handle(msg))

@@ -12,6 +12,8 @@ from libs.platform.contracts.subjects import (
     BOT_TURNS,
     BOT_TURNS_STREAM,
     GAME_EVENTS,
+    GAME_FACTS,
+    GAME_FACTS_STREAM,
     GAMES_STREAM,
     LOBBY_EVENTS,
     LOBBY_STREAM,
@@ -47,6 +49,15 @@ STREAMS: tuple[StreamConfig, ...] = (
         storage=StorageType.FILE,
         max_age=24 * 3600.0,
         allow_msg_schedules=True,
+    ),
+    StreamConfig(
+        name=GAME_FACTS_STREAM,
+        description="Copies of GameStarted and GameEnded, published from the log by the table's follow-up, so "
+                    "ledger, lobby and leaderboard need not read every move.",
+        subjects=[GAME_FACTS],
+        retention=RetentionPolicy.LIMITS,
+        storage=StorageType.FILE,
+        duplicate_window=600.0,
     ),
     StreamConfig(
         name=LOBBY_STREAM,

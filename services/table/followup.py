@@ -15,10 +15,13 @@ from libs.platform.contracts.messages import BotTurn
 from libs.platform.contracts.subjects import (
     BOT_TURNS_STREAM,
     GAME_EVENTS,
+    GAME_FACTS_STREAM,
     GAMES_STREAM,
     TABLE_FOLLOWUP_DURABLE,
     bot_turn_msg_id,
     bot_turn_subject,
+    game_fact_msg_id,
+    game_fact_subject,
 )
 from libs.platform.envelope import Event, EventType
 from libs.platform.logging import get_logger
@@ -35,8 +38,12 @@ async def follow_up_events(runtime: Runtime) -> None:
 
     async def handle(msg: Msg) -> None:
         event = Event.decode(msg.data)
+        fact = game_fact_subject(event.type)
+        if fact is not None:  # the log is the outbox: ledger, lobby and leaderboard read these copies
+            await runtime.js.publish(fact, msg.data, stream=GAME_FACTS_STREAM,
+                                     headers={"Nats-Msg-Id": game_fact_msg_id(event.game_id, event.n)})
         try:
-            record = await games.load(event.game_id)
+            record = await games.at_event(event, int(msg.metadata.sequence.stream))
         except CorruptLog:
             # Redelivery cannot mend a log; an operator must look at it (the audit endpoint says why).
             get_logger(game_id=event.game_id).error("corrupt_log_skipped", n=event.n)

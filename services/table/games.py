@@ -28,7 +28,7 @@ from libs.rules.engine import Step, audience_of
 from libs.rules.registry import UnknownRules
 from services.table import metrics
 from services.table.event_store import AppendConflict, GameLog, StoredEvent
-from services.table.records import GameRecord, begin, replay
+from services.table.records import CorruptLog, GameRecord, begin, replay
 from services.table.seeds import SeedSource, commitment
 
 CHOSEN_BY = ("player", "bot", "timeout", "departed")
@@ -61,6 +61,27 @@ class Games:
         _check_id(game_id)
         async with self._lock(game_id):
             return await self._refresh(game_id)
+
+    async def at_event(self, event: Event, seq: int) -> GameRecord:
+        """Return the game at least as far as `event` (stored at stream sequence `seq`).
+
+        The record at event n is the same on every replica (the fold of the log up to n), so a cached
+        record at n, or one at n − 1 with this very event folded on, needs no trip to the log; anything
+        else is read from it.
+        """
+        _check_id(event.game_id)
+        async with self._lock(event.game_id):
+            record = self._cache.get(event.game_id)
+            if record is not None and record.n >= event.n:
+                return record
+            if record is not None and record.n == event.n - 1:
+                try:
+                    record = record.fold(StoredEvent(seq=seq, event=event))
+                except CorruptLog:
+                    return await self._refresh(event.game_id)
+                self._remember(record)
+                return record
+            return await self._refresh(event.game_id)
 
     async def seated(self, game_id: str) -> GameRecord:
         """Return a record of the game good for who sits where (cached if known: seats never change)."""

@@ -15,6 +15,8 @@ TIMERS_STREAM = "TIMERS"
 """Durable think-time deadlines: schedules on timer.set.*, fired onto timer.fire.*."""
 LOBBY_STREAM = "LOBBY"
 """Facts from the lobby (players registered)."""
+GAME_FACTS_STREAM = "GAME_FACTS"
+"""Copies of every game's GameStarted and GameEnded, for the services that care only about those."""
 
 # ---- Subjects on the streams --------------------------------------------------------------------------
 GAME_EVENTS = "game.*.events"
@@ -24,6 +26,10 @@ BOT_TURNS = "bot.turn.*"
 TIMER_SETS = "timer.set.*.*"
 TIMER_FIRES = "timer.fire.*.*"
 """Deadlines as JetStream delivers them when they are reached."""
+GAME_FACTS = "facts.game.>"
+"""Every game's start and end (filter subject of ledger, lobby and leaderboard)."""
+GAME_STARTED_FACT = "facts.game.started"
+GAME_ENDED_FACT = "facts.game.ended"
 LOBBY_EVENTS = "lobby.events.>"
 PLAYER_REGISTERED = "lobby.events.player_registered"
 """A player registered (the ledger opens their wallet)."""
@@ -85,6 +91,16 @@ LEADERBOARD_DURABLE = "leaderboard"
 def bot_turn_msg_id(game_id: str, n: int, seat: int) -> str:
     """One "your turn" request per game, position and seat, however often the follow-up runs."""
     return f"{game_id}:{n}:{seat}"
+
+
+def game_fact_subject(event_type: str) -> str | None:
+    """Where the copy of an event of `event_type` goes on GAME_FACTS, None for events that are not facts."""
+    return {"GameStarted": GAME_STARTED_FACT, "GameEnded": GAME_ENDED_FACT}.get(event_type)
+
+
+def game_fact_msg_id(game_id: str, n: int) -> str:
+    """One copy per game event, however often the follow-up publishes it."""
+    return f"fact:{game_id}:{n}"
 
 
 def registration_msg_id(player_id: str) -> str:
