@@ -5,8 +5,9 @@ from __future__ import annotations
 import os
 import warnings
 from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -103,15 +104,13 @@ class Platform:
         return self.processes[service].url
 
 
-@pytest.fixture(scope="module")
-def platform_processes(infra: Infrastructure, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Platform]:
-    """Start the five services as processes against the test servers; stop them after the module.
-
-    Module scope: while they run they answer the table's NATS commands too, so they must not outlive
-    the end-to-end tests into modules that run their own in-process services.
-    """
-    logs = tmp_path_factory.mktemp("service-logs")
-    processes = {name: ServiceProcess(name, env=infra.env(), port=free_port(), log_path=logs / f"{name}.log").start()
+@contextmanager
+def running_platform(infra: Infrastructure, logs: Path,
+                     extra_env: dict[str, dict[str, str]] | None = None) -> Iterator[Platform]:
+    """Start the five services as processes against the test servers (`extra_env` per service); stop them after."""
+    extra_env = extra_env or {}
+    processes = {name: ServiceProcess(name, env=infra.env(), port=free_port(), log_path=logs / f"{name}.log",
+                                      extra_env=extra_env.get(name, {})).start()
                  for name in SERVICES}
     try:
         for process in processes.values():
@@ -120,6 +119,17 @@ def platform_processes(infra: Infrastructure, tmp_path_factory: pytest.TempPathF
     finally:
         for process in processes.values():
             process.stop()
+
+
+@pytest.fixture(scope="module")
+def platform_processes(infra: Infrastructure, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Platform]:
+    """Start the five services as processes against the test servers; stop them after the module.
+
+    Module scope: while they run they answer the table's NATS commands too, so they must not outlive
+    the end-to-end tests into modules that run their own in-process services.
+    """
+    with running_platform(infra, tmp_path_factory.mktemp("service-logs")) as platform:
+        yield platform
 
 
 def pytest_report_header() -> list[str]:

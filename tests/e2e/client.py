@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import random
 import time
@@ -10,6 +11,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import httpx
+import nats
+
+from libs.platform.envelope import Event
+from services.table.event_store import GameLog
 
 
 @dataclass
@@ -85,3 +90,15 @@ def wait_for(check: Any, timeout: float = 30.0, interval: float = 0.1) -> Any:
             return result
         time.sleep(interval)
     raise TimeoutError("condition not reached")
+
+
+def read_log(nats_url: str, game_id: str) -> list[Event]:
+    """The whole log of a game, as an auditor with access to the stream reads it."""
+    async def read() -> list[Event]:
+        client = await nats.connect(nats_url)
+        try:
+            return [stored.event for stored in await GameLog(client.jetstream()).read(game_id)]
+        finally:
+            await client.close()
+
+    return asyncio.run(read())

@@ -13,20 +13,13 @@ import nats
 from libs.platform.contracts.subjects import TABLE_START
 from libs.platform.envelope import EventType, verify_chain
 from libs.platform.rpc import request
-from services.table.event_store import GameLog
 from tests.conftest import Infrastructure, Platform
 from tests.e2e.client import PlayerClient, wait_for
+from tests.e2e.client import read_log as read_nats_log
 
 
 def read_log(infra: Infrastructure, game_id: str) -> list[Any]:
-    async def read() -> list[Any]:
-        client = await nats.connect(infra.nats_url)
-        try:
-            return [stored.event for stored in await GameLog(client.jetstream()).read(game_id)]
-        finally:
-            await client.close()
-
-    return asyncio.run(read())
+    return read_nats_log(infra.nats_url, game_id)
 
 
 def leaderboard_entry(platform: Platform, player_id: str) -> dict[str, Any] | None:

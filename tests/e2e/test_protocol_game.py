@@ -8,7 +8,6 @@ think time (plus 10 s grace) runs out after about 5 s.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import threading
 import uuid
@@ -16,16 +15,13 @@ from collections.abc import Iterator
 from typing import Any
 
 import httpx
-import nats
 import pytest
 
-from libs.devservers import free_port
-from libs.devservers.processes import SERVICES, ServiceProcess
+from libs.devservers.processes import SERVICES
 from libs.platform.envelope import Event, EventType, verify_chain
 from libs.platform.private import PRIVATE, reveal_for
-from services.table.event_store import GameLog
-from tests.conftest import Infrastructure, Platform
-from tests.e2e.client import wait_for
+from tests.conftest import Infrastructure, Platform, running_platform
+from tests.e2e.client import read_log, wait_for
 
 PLUGIN = "tests.rules.tinygame"
 
@@ -33,19 +29,10 @@ PLUGIN = "tests.rules.tinygame"
 @pytest.fixture(scope="module")
 def tiny_platform(infra: Infrastructure, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Platform]:
     """The five services as processes, with the tiny game loaded and the table's clock 35 s behind."""
-    logs = tmp_path_factory.mktemp("tiny-service-logs")
-    extra = {"RULE_PLUGINS": PLUGIN}
-    processes = {
-        name: ServiceProcess(name, env=infra.env(), port=free_port(), log_path=logs / f"{name}.log",
-                             extra_env={**extra, **({"CLOCK_LAG_SECONDS": "35"} if name == "table" else {})}).start()
-        for name in SERVICES}
-    try:
-        for process in processes.values():
-            process.wait_ready(timeout=60)
-        yield Platform(processes)
-    finally:
-        for process in processes.values():
-            process.stop()
+    plugin = {"RULE_PLUGINS": PLUGIN}
+    extra = {name: {**plugin, **({"CLOCK_LAG_SECONDS": "35"} if name == "table" else {})} for name in SERVICES}
+    with running_platform(infra, tmp_path_factory.mktemp("tiny-service-logs"), extra) as platform:
+        yield platform
 
 
 class Player:
@@ -86,14 +73,7 @@ class Player:
 
 def full_log(infra: Infrastructure, game_id: str) -> list[Event]:
     """The whole log as an auditor with access to the stream reads it."""
-    async def read() -> list[Event]:
-        client = await nats.connect(infra.nats_url)
-        try:
-            return [stored.event for stored in await GameLog(client.jetstream()).read(game_id)]
-        finally:
-            await client.close()
-
-    return asyncio.run(read())
+    return read_log(infra.nats_url, game_id)
 
 
 class LiveRecorder(threading.Thread):
