@@ -1,11 +1,11 @@
-"""The leaderboard's durable consumer of the game logs."""
+"""The leaderboard's durable consumer of the games' ends (the table's copies of `GameEnded` on GAME_FACTS)."""
 
 from __future__ import annotations
 
 from nats.aio.msg import Msg
 
 from libs.platform.consumers import run_pull_consumer
-from libs.platform.contracts.subjects import GAME_EVENTS, GAMES_STREAM, LEADERBOARD_DURABLE
+from libs.platform.contracts.subjects import GAME_ENDED_FACT, GAME_FACTS_STREAM, LEADERBOARD_DURABLE
 from libs.platform.database import session_factory
 from libs.platform.envelope import Event, EventType
 from libs.platform.logging import get_logger
@@ -15,7 +15,11 @@ from services.leaderboard.projection import MalformedGameEnded, project_finished
 
 
 async def consume_game_events(runtime: Runtime) -> None:
-    """Project every `GameEnded` into the lists exactly once; acknowledge every other event unchanged."""
+    """Project every `GameEnded` into the lists exactly once; acknowledge anything else unchanged.
+
+    Only `facts.game.ended` is read, so other event types arrive only if misrouted; a copy delivered twice
+    is projected once (the tracking row of `(game_id, n)`).
+    """
     assert runtime.engine is not None
     sessions = session_factory(runtime.engine)
     log = get_logger(worker="game_events")
@@ -46,5 +50,5 @@ async def consume_game_events(runtime: Runtime) -> None:
             DUPLICATES_SKIPPED.inc()
             log.info("game_already_projected", game_id=finished.game_id)
 
-    await run_pull_consumer(runtime.js, stream=GAMES_STREAM, durable=LEADERBOARD_DURABLE, subject=GAME_EVENTS,
-                            handler=handle)
+    await run_pull_consumer(runtime.js, stream=GAME_FACTS_STREAM, durable=LEADERBOARD_DURABLE,
+                            subject=GAME_ENDED_FACT, handler=handle)

@@ -1,4 +1,4 @@
-"""The ledger's NATS side: funding wallets on registration, balances, stakes, and the game logs' pots."""
+"""The ledger's NATS side: funding wallets on registration, balances, stakes, and the games' pots."""
 
 from __future__ import annotations
 
@@ -21,7 +21,8 @@ from libs.platform.contracts.commands import (
 )
 from libs.platform.contracts.events import PlayerRegistered
 from libs.platform.contracts.subjects import (
-    GAME_EVENTS,
+    GAME_FACTS,
+    GAME_FACTS_STREAM,
     GAMES_STREAM,
     LEDGER_GAMES_DURABLE,
     LEDGER_REGISTRATIONS_DURABLE,
@@ -94,7 +95,12 @@ async def serve_stake_requests(runtime: Runtime) -> None:
 
 
 def started_loader(js: JetStreamContext) -> StartedLoader:
-    """Return a loader of a game's `GameStarted` (its log's first event) from the GAMES stream."""
+    """Return a loader of a game's `GameStarted` (its log's first event) from the GAMES stream.
+
+    Needed when a `GameEnded` fact is handled before its game's `GameStarted` fact (handled concurrently, or
+    the start nak'ed for redelivery). The log, not GAME_FACTS, is where one game's start can be looked up
+    directly (one request: the first message on the game's subject), and it is the source of truth.
+    """
 
     async def load(game_id: str) -> Event | None:
         try:
@@ -108,7 +114,11 @@ def started_loader(js: JetStreamContext) -> StartedLoader:
 
 
 async def consume_game_events(runtime: Runtime) -> None:
-    """Collect each stake game's pot at `GameStarted` and pay it out at `GameEnded`, each exactly once."""
+    """Collect each stake game's pot at `GameStarted` and pay it out at `GameEnded`, each exactly once.
+
+    Reads the table's copies of both on GAME_FACTS (the log's exact event bytes), never the moves; a copy
+    delivered twice books nothing twice (each step has its idempotency key).
+    """
     assert runtime.engine is not None
     sessions = session_factory(runtime.engine)
     load_started = started_loader(runtime.js)
@@ -139,5 +149,5 @@ async def consume_game_events(runtime: Runtime) -> None:
             log.error("game_event_malformed", game_id=event.game_id, n=event.n, type=event.type,
                       problem=error.reason)
 
-    await run_pull_consumer(runtime.js, stream=GAMES_STREAM, durable=LEDGER_GAMES_DURABLE, subject=GAME_EVENTS,
+    await run_pull_consumer(runtime.js, stream=GAME_FACTS_STREAM, durable=LEDGER_GAMES_DURABLE, subject=GAME_FACTS,
                             handler=handle, concurrency=8)

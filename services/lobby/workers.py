@@ -10,7 +10,7 @@ from sqlalchemy import select, text
 from libs.platform.consumers import run_pull_consumer
 from libs.platform.contracts.base import ContractError
 from libs.platform.contracts.events import GameEnded
-from libs.platform.contracts.subjects import GAME_EVENTS, GAMES_STREAM, LOBBY_GAME_ENDS_DURABLE
+from libs.platform.contracts.subjects import GAME_ENDED_FACT, GAME_FACTS_STREAM, LOBBY_GAME_ENDS_DURABLE
 from libs.platform.envelope import Event, EventType
 from libs.platform.logging import get_logger
 from libs.platform.service import Runtime
@@ -26,17 +26,20 @@ OUTBOX_GRACE = "5 seconds"
 
 
 async def track_game_ends(runtime: Runtime) -> None:
-    """Mark a table `finished` when its game's `GameEnded` arrives (idempotent; shared by replicas)."""
+    """Mark a table `finished` when its game's `GameEnded` arrives (idempotent; shared by replicas).
+
+    Reads only the table's copies of `GameEnded` on GAME_FACTS, never the moves of the games.
+    """
 
     async def handle(msg: Msg) -> None:
         await record_game_end(runtime, msg.data)
 
-    await run_pull_consumer(runtime.js, stream=GAMES_STREAM, durable=LOBBY_GAME_ENDS_DURABLE, subject=GAME_EVENTS,
-                            handler=handle, concurrency=8)
+    await run_pull_consumer(runtime.js, stream=GAME_FACTS_STREAM, durable=LOBBY_GAME_ENDS_DURABLE,
+                            subject=GAME_ENDED_FACT, handler=handle, concurrency=8)
 
 
 async def record_game_end(runtime: Runtime, raw: bytes) -> None:
-    """Apply one game-log message: only `GameEnded` with a `data.table_id` changes anything."""
+    """Apply one game-end fact (a log event's bytes): only `GameEnded` with a `data.table_id` changes anything."""
     try:
         event = Event.decode(raw)
     except (ValueError, TypeError):

@@ -1,4 +1,4 @@
-"""Fixtures for the leaderboard's tests: the running service and well-formed game log events."""
+"""Fixtures for the leaderboard's tests: the running service, well-formed game log events and their facts."""
 
 from __future__ import annotations
 
@@ -15,16 +15,17 @@ from nats.aio.client import Client as NatsClient
 from nats.js.errors import NotFoundError
 
 from libs.platform.contracts.events import EndedSeat, GameEnded, MoveMade, Outcome
-from libs.platform.contracts.subjects import GAMES_STREAM, LEADERBOARD_DURABLE, game_subject
+from libs.platform.contracts.subjects import GAME_FACTS_STREAM, LEADERBOARD_DURABLE
 from libs.platform.envelope import GENESIS, Event, EventType, new_event
 from libs.platform.settings import Settings
 from services.leaderboard.app import create_app
 from tests.conftest import running_app
+from tests.game_facts import publish_fact
 
 
 @pytest.fixture(scope="module")
 async def leaderboard(settings: Settings) -> AsyncIterator[httpx.AsyncClient]:
-    """The leaderboard service running in-process (HTTP client), with its game log consumer."""
+    """The leaderboard service running in-process (HTTP client), with its consumer of game ends."""
     async with running_app(create_app(settings)) as client:
         yield client
 
@@ -77,24 +78,22 @@ def game_ended(
 
 
 def move_made(game_id: str) -> Event:
-    """A `MoveMade` event, which the leaderboard does not project."""
+    """A `MoveMade` event, which is never copied onto GAME_FACTS and never projected."""
     return new_event(game_id=game_id, n=2, type=EventType.MOVE_MADE, actor="p-1", rules="speedmosaik@1",
                      data=MoveMade(seat=0, move={"take": "blau"}, chosen_by="player").to_data(), prev=GENESIS)
 
 
 async def publish(nc: NatsClient, event: Event, msg_id: str | None = None) -> int:
-    """Append `event` to its game's log as the table service does; return its stream sequence."""
-    ack = await nc.jetstream().publish(game_subject(event.game_id), event.encode(),
-                                       headers={"Nats-Msg-Id": msg_id or event.msg_id})
-    return ack.seq
+    """Copy the `GameEnded` `event` onto GAME_FACTS as the table's follow-up does; return its stream sequence."""
+    return await publish_fact(nc.jetstream(), event, msg_id)
 
 
 async def wait_until_consumed(nc: NatsClient, stream_seq: int, timeout: float = 15.0) -> None:
-    """Wait until the leaderboard has acknowledged every game log message up to `stream_seq`."""
+    """Wait until the leaderboard has acknowledged every game end on GAME_FACTS up to `stream_seq`."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         try:
-            info = await nc.jetstream().consumer_info(GAMES_STREAM, LEADERBOARD_DURABLE)
+            info = await nc.jetstream().consumer_info(GAME_FACTS_STREAM, LEADERBOARD_DURABLE)
         except NotFoundError:  # the worker creates its consumer moments after startup
             await asyncio.sleep(0.05)
             continue

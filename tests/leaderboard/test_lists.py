@@ -1,4 +1,4 @@
-"""The lists players see, built from finished games in the game logs."""
+"""The lists players see, built from finished games (the table's copies of `GameEnded` on GAME_FACTS)."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 import httpx
 from nats.aio.client import Client as NatsClient
 
+from libs.platform.contracts.subjects import GAME_ENDED_FACT, GAME_FACTS_STREAM, game_fact_msg_id
 from libs.platform.database import create_engine, session_factory
 from libs.platform.settings import Settings
 from services.leaderboard.projection import rebuild_standings
@@ -66,7 +67,7 @@ async def test_the_same_event_delivered_twice_counts_once(leaderboard: httpx.Asy
 
     await publish(nc, event)
     # Another Msg-Id gets past JetStream's de-duplication, so the stream really holds the event twice.
-    second = await publish(nc, event, msg_id=f"{event.msg_id}:again")
+    second = await publish(nc, event, msg_id=f"{game_fact_msg_id(event.game_id, event.n)}:again")
     await wait_until_consumed(nc, second)
 
     [entry] = await entries(leaderboard, variant)
@@ -157,13 +158,19 @@ async def test_a_known_game_without_finished_games_has_an_empty_list(leaderboard
     assert response.json()["entries"] == []
 
 
-async def test_other_events_of_a_game_change_no_list(leaderboard: httpx.AsyncClient, nc: NatsClient) -> None:
+async def test_another_event_on_the_end_subject_changes_no_list(
+        leaderboard: httpx.AsyncClient, nc: NatsClient) -> None:
     game_id = new_id()
+    move = move_made(game_id)
 
-    await publish_and_wait(nc, move_made(game_id))
+    # The table never copies a move; one that got onto the end subject anyway is acknowledged and ignored.
+    ack = await nc.jetstream().publish(GAME_ENDED_FACT, move.encode(), stream=GAME_FACTS_STREAM,
+                                       headers={"Nats-Msg-Id": game_fact_msg_id(game_id, move.n)})
+    await wait_until_consumed(nc, ack.seq)
 
     response = await leaderboard.get("/players/p-1/results")
     assert all(result["game_id"] != game_id for result in response.json()["results"])
+    assert 'speed_leaderboard_events_ignored_total{reason="other_type"}' in (await leaderboard.get("/metrics")).text
 
 
 async def test_a_player_sees_their_finished_games_newest_first(

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-import time
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
@@ -23,13 +21,14 @@ from libs.platform.contracts.events import (
     PlatformSettings,
     PlayerLeft,
 )
-from libs.platform.contracts.subjects import GAMES_STREAM, LEDGER_GAMES_DURABLE, game_subject
+from libs.platform.contracts.subjects import LEDGER_GAMES_DURABLE, game_fact_msg_id
 from libs.platform.envelope import GENESIS, Event, EventType, new_event
 from libs.platform.rpc import CommandRefused, request
 from libs.platform.settings import Settings
 from services.ledger.booking import HOUSE_ACCOUNT, hold_account, pot_account
 from services.ledger.models import Account
 from services.ledger.stakes import collect_pot, settle_game
+from tests.game_facts import append_as_table, facts_are_read, publish_fact
 from tests.ledger.conftest import token_for
 
 Sessions = async_sessionmaker[AsyncSession]
@@ -79,7 +78,8 @@ def computer(number: int) -> dict[str, Any]:
 
 
 class GameLog:
-    """Writes one game's log the way the table service does: chained events, `Nats-Msg-Id <game>:<n>`."""
+    """Writes one game's log the way the table service does: chained events, `Nats-Msg-Id <game>:<n>`, and
+    GameStarted/GameEnded copied onto GAME_FACTS as its follow-up does."""
 
     def __init__(self, nc: NatsClient, table_id: str, seats: list[dict[str, Any]], stake: int) -> None:
         self.nc, self.table_id, self.seats, self.stake = nc, table_id, seats, stake
@@ -90,15 +90,11 @@ class GameLog:
         return new_event(game_id=self.game_id, n=len(self.events) + 1, type=type, actor="system",
                          rules="speedmosaik@1", data=data, prev=self.events[-1].hash if self.events else GENESIS)
 
-    async def append(self, type: str, data: dict[str, Any]) -> Event:
+    async def append(self, type: str, data: dict[str, Any], copy_fact: bool = True) -> Event:
         event = self.next_event(type, data)
-        await self.publish(event)
+        await append_as_table(self.nc.jetstream(), event, copy_fact=copy_fact)
         self.events.append(event)
         return event
-
-    async def publish(self, event: Event, msg_id: str | None = None) -> None:
-        await self.nc.jetstream().publish(game_subject(self.game_id), event.encode(),
-                                          headers={"Nats-Msg-Id": msg_id or event.msg_id})
 
     def started_data(self) -> dict[str, Any]:
         return GameStarted(
@@ -130,17 +126,8 @@ class GameLog:
 
 
 async def ledger_has_read_every_game_event(nc: NatsClient, timeout: float = 15.0) -> None:
-    """Wait until the ledger's game consumer has acknowledged everything in the GAMES stream."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            info = await nc.jetstream().consumer_info(GAMES_STREAM, LEDGER_GAMES_DURABLE)
-            if info.num_pending == 0 and info.num_ack_pending == 0:
-                return
-        except Exception:  # the consumer appears moments after the ledger starts
-            pass
-        await asyncio.sleep(0.05)
-    raise AssertionError("the ledger did not read the game events in time")
+    """Wait until the ledger's game consumer has acknowledged every game fact (GAME_FACTS)."""
+    await facts_are_read(nc.jetstream(), LEDGER_GAMES_DURABLE, timeout)
 
 
 async def play(nc: NatsClient, table_id: str, seats: list[dict[str, Any]], stake: int, places: list[int],
@@ -330,8 +317,9 @@ async def test_redelivered_game_events_collect_and_pay_once(
     # The table holds again for the next game at the same table, before the old events come once more.
     await hold(nc, table_id, anna, 50, round_=2)
 
-    for event in game.events:
-        await game.publish(event, msg_id=f"{event.msg_id}:again")
+    # The follow-up copies them again (redelivered after the duplicate window): a new Msg-Id gets them through.
+    for event in (game.events[0], game.events[-1]):
+        await publish_fact(nc.jetstream(), event, msg_id=f"{game_fact_msg_id(event.game_id, event.n)}:again")
     await ledger_has_read_every_game_event(nc)
 
     assert [await balance_of(sessions, f"wallet:{player}") for player in (anna, bert)] == [100, 50]
@@ -363,3 +351,24 @@ async def test_an_end_seen_before_its_start_still_pays_and_the_late_start_takes_
     assert late is not None and late.is_duplicate
     assert await balance_of(sessions, hold_account(table_id, anna)) == 10
     assert [await balance_of(sessions, f"wallet:{player}") for player in (anna, bert)] == [80, 110]
+
+
+async def test_an_end_fact_before_its_start_fact_pays_from_the_start_in_the_log(
+        ledger: httpx.AsyncClient, nc: NatsClient, sessions: Sessions, funded_wallet: FundedWallet) -> None:
+    anna, bert = await funded_wallet(100), await funded_wallet(100)
+    table_id = new_table_id()
+    await hold(nc, table_id, anna, 20)
+    await hold(nc, table_id, bert, 20)
+    game = GameLog(nc, table_id, [human(anna), human(bert)], stake=20)
+    # GameStarted is in the log, but its copy on GAME_FACTS is not out yet when the end's copy arrives.
+    await game.append(EventType.GAME_STARTED, game.started_data(), copy_fact=False)
+    await game.end([1, 2])
+    await ledger_has_read_every_game_event(nc)
+
+    assert [await balance_of(sessions, f"wallet:{player}") for player in (anna, bert)] == [120, 80]
+    await hold(nc, table_id, anna, 20, round_=2)  # the next game at the table holds before the late start
+    await publish_fact(nc.jetstream(), game.events[0])
+    await ledger_has_read_every_game_event(nc)
+
+    assert await balance_of(sessions, hold_account(table_id, anna)) == 20
+    assert await balance_of(sessions, pot_account(game.game_id)) == 0

@@ -24,11 +24,10 @@ from libs.devservers import NatsServer
 from libs.platform.contracts.commands import StartedReply, StartGame
 from libs.platform.contracts.events import EndedSeat, GameEnded, GameSeat, GameStarted, Outcome, PlatformSettings
 from libs.platform.contracts.subjects import (
-    GAMES_STREAM,
+    GAME_FACTS_STREAM,
     LEDGER_GAMES_DURABLE,
     LOBBY_GAME_ENDS_DURABLE,
     TABLE_START,
-    game_subject,
 )
 from libs.platform.envelope import GENESIS, EventType, new_event
 from libs.platform.rpc import CommandRefused, request, serve
@@ -38,6 +37,7 @@ from services.ledger.app import create_app as create_ledger_app
 from services.lobby.app import create_app
 from services.lobby.clock import Clock
 from tests.conftest import Infrastructure, running_app
+from tests.game_facts import append_as_table
 
 STARTING_TALER = 100
 GAME_CONSUMERS = (LOBBY_GAME_ENDS_DURABLE, LEDGER_GAMES_DURABLE)
@@ -68,8 +68,8 @@ class Lobby:
 
 @dataclass
 class TableStandIn:
-    """Answers `table.cmd.start` as the table service would (writing `GameStarted` to the game's log), and
-    remembers what it was asked."""
+    """Answers `table.cmd.start` as the table service would (writing `GameStarted` to the game's log and its
+    copy to GAME_FACTS), and remembers what it was asked."""
 
     nc: NatsClient
     requests: list[dict[str, Any]] = field(default_factory=list)
@@ -88,8 +88,7 @@ class TableStandIn:
                            seed="00" * 32, seed_commitment="0" * 64).to_data()
         started = new_event(game_id=command.game_id, n=1, type=EventType.GAME_STARTED, actor="system",
                             rules="speedmosaik@1", prev=GENESIS, data=data)
-        await self.nc.jetstream().publish(game_subject(started.game_id), started.encode(),
-                                          headers={"Nats-Msg-Id": started.msg_id})
+        await append_as_table(self.nc.jetstream(), started)
         return StartedReply(game_id=command.game_id, rules="speedmosaik@1", n=1).to_data()
 
     @property
@@ -190,13 +189,13 @@ async def taler_of(nc: NatsClient, player: dict[str, Any]) -> int:
 
 
 async def game_events_are_read(nc: NatsClient, timeout: float = 15.0) -> None:
-    """Wait until the lobby's (and, if running, the ledger's) game consumers have acked the whole log."""
+    """Wait until the lobby's (and, if running, the ledger's) game consumers have acked every game fact."""
     js = nc.jetstream()
     deadline = time.monotonic() + timeout
     for durable in GAME_CONSUMERS:
         while True:
             try:
-                info = await js.consumer_info(GAMES_STREAM, durable)
+                info = await js.consumer_info(GAME_FACTS_STREAM, durable)
             except Exception:  # the ledger is not running in every test, or its consumer is just starting
                 if durable != LOBBY_GAME_ENDS_DURABLE:
                     break
@@ -209,11 +208,11 @@ async def game_events_are_read(nc: NatsClient, timeout: float = 15.0) -> None:
 
 async def end_game(nc: NatsClient, started: dict[str, Any], places: Sequence[int] | None = None,
                    left: Sequence[int] = ()) -> None:
-    """Append `GameEnded` to the game the table stand-in was asked to start, and wait until it is read."""
+    """Append `GameEnded` (and its fact) to the game the table stand-in was asked to start; wait until it is read."""
     data = game_ended_data(started["table_id"], started["seats"], places, left)
     event = new_event(game_id=started["game_id"], n=2, type=EventType.GAME_ENDED, actor="system",
                       rules="speedmosaik@1", prev="0" * 64, data=data)
-    await nc.jetstream().publish(game_subject(event.game_id), event.encode(), headers={"Nats-Msg-Id": event.msg_id})
+    await append_as_table(nc.jetstream(), event)
     await game_events_are_read(nc)
 
 

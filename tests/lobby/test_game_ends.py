@@ -1,37 +1,29 @@
-"""A table is finished once its game's `GameEnded` is in the log."""
+"""A table is finished once its game's `GameEnded` is in the log (and its copy on GAME_FACTS)."""
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 from nats.aio.client import Client as NatsClient
 
 from libs.platform.contracts.events import MoveMade
-from libs.platform.contracts.subjects import GAMES_STREAM, LOBBY_GAME_ENDS_DURABLE, game_subject
-from libs.platform.envelope import EventType, new_event
+from libs.platform.contracts.subjects import LOBBY_GAME_ENDS_DURABLE, game_fact_msg_id
+from libs.platform.envelope import Event, EventType, new_event
+from tests.game_facts import append_as_table, facts_are_read, publish_fact
 from tests.lobby.conftest import Lobby, TableStandIn, game_ended_data, new_guest
 
 
-async def append(nc: NatsClient, game_id: str, n: int, type: str, data: dict[str, Any]) -> None:
+async def append(nc: NatsClient, game_id: str, n: int, type: str, data: dict[str, Any]) -> Event:
+    """Append an event to the game's log as the table does (a start or end copied onto GAME_FACTS too)."""
     event = new_event(game_id=game_id, n=n, type=type, actor="system", rules="speedmosaik@1", data=data,
                       prev="0" * 64)
-    await nc.jetstream().publish(game_subject(game_id), event.encode(), headers={"Nats-Msg-Id": event.msg_id})
+    await append_as_table(nc.jetstream(), event)
+    return event
 
 
 async def lobby_has_read_every_game_event(nc: NatsClient, timeout: float = 10.0) -> None:
-    """Wait until the lobby's consumer has processed (acked) everything in the GAMES stream."""
-    js = nc.jetstream()
-    deadline = asyncio.get_running_loop().time() + timeout
-    while True:
-        try:
-            info = await js.consumer_info(GAMES_STREAM, LOBBY_GAME_ENDS_DURABLE)
-            if info.num_pending == 0 and info.num_ack_pending == 0:
-                return
-        except Exception:  # the consumer may not exist yet right after start-up
-            pass
-        assert asyncio.get_running_loop().time() < deadline, "the lobby did not read the game events"
-        await asyncio.sleep(0.05)
+    """Wait until the lobby's consumer has processed (acked) every game end on GAME_FACTS."""
+    await facts_are_read(nc.jetstream(), LOBBY_GAME_ENDS_DURABLE, timeout)
 
 
 async def status_of(lobby: Lobby, table_id: str) -> str:
@@ -50,13 +42,13 @@ async def test_table_is_finished_after_game_ended(
     await lobby_has_read_every_game_event(lobby_nc)
     assert await status_of(lobby, table_id) == "playing"
 
-    ended = game_ended_data(table_id, table_service.last["seats"])
-    await append(lobby_nc, game_id, 3, EventType.GAME_ENDED, ended)
+    ended = await append(lobby_nc, game_id, 3, EventType.GAME_ENDED,
+                         game_ended_data(table_id, table_service.last["seats"]))
     await lobby_has_read_every_game_event(lobby_nc)
     assert await status_of(lobby, table_id) == "finished"
 
-    # Another delivery of the end changes nothing and does not get stuck.
-    await append(lobby_nc, game_id, 4, EventType.GAME_ENDED, ended)
+    # Another copy of the end (the follow-up redelivered after the duplicate window) changes nothing.
+    await publish_fact(lobby_nc.jetstream(), ended, msg_id=f"{game_fact_msg_id(game_id, ended.n)}:again")
     await lobby_has_read_every_game_event(lobby_nc)
     assert await status_of(lobby, table_id) == "finished"
     finished = [entry["table_id"] for entry in (await lobby.http.get("/tables?status=finished")).json()]
