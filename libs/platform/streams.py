@@ -31,6 +31,8 @@ STREAMS: tuple[StreamConfig, ...] = (
         storage=StorageType.FILE,
         duplicate_window=120.0,
         allow_msg_schedules=True,
+        # Direct get: a game's log is read in one batched request (and, on a cluster, by any replica).
+        allow_direct=True,
     ),
     StreamConfig(
         name=BOT_TURNS_STREAM,

@@ -20,7 +20,7 @@ def create_app(settings: Settings | None = None, seeds: SeedSource | None = None
     """Build the table service; tests may replace the edges `seeds` and `clock` by subclasses."""
 
     async def wire(runtime: Runtime) -> None:
-        runtime.extras["games"] = Games(GameLog(runtime.js), seeds or SeedSource())
+        runtime.extras["games"] = Games(GameLog(runtime.js, runtime.nc), seeds or SeedSource())
         runtime.extras["clock"] = clock or Clock(runtime.settings.clock_lag_seconds)
 
     return create_service_app(
