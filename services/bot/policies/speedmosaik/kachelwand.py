@@ -102,11 +102,21 @@ def _value(preview: Json, board: Json) -> float:
     return column_value(preview, board) if "spalte" in preview else move_value(preview, board)
 
 
+def _preview(engine: Engine, position: Position, seat: int, move: Json) -> Json:
+    """Return the preview of a move taken from ``engine.legal_moves`` for this very position.
+
+    The engine's checks (game running, seat pending, a JSON object) hold for every such move; asking the
+    module directly spares repeating them for each of the many moves a decision values.
+    """
+    preview: Json = engine.module.preview(position.state, seat, move)
+    return preview
+
+
 def _ranked(engine: Engine, position: Position, seat: int, board: Json) -> list[tuple[float, int, Json, Json]]:
     """Return (value, index, move, preview) for every legal move, best first (ties: first in order)."""
     scored = []
     for index, move in enumerate(engine.legal_moves(position, seat)):
-        preview = engine.preview(position, seat, move)
+        preview = _preview(engine, position, seat, move)
         scored.append((_value(preview, board), index, move, preview))
     if not scored:
         raise ValueError("the bot's seat has no legal move")
@@ -135,7 +145,7 @@ def _best_reply(engine: Engine, position: Position) -> Reply | None:
     board = _board(view, seat)
     best: Reply | None = None
     for move in engine.legal_moves(position, seat):
-        preview = engine.preview(position, seat, move)
+        preview = _preview(engine, position, seat, move)
         value = move_value(preview, board)
         if best is None or value > best.value:
             best = Reply(seat, value, move, preview)
@@ -266,7 +276,7 @@ class KachelwandPolicy(DeterminizedPolicy):
             return _strong_candidates(engine, position, seat, board)
         candidates = []
         for move in engine.legal_moves(position, seat):
-            preview = engine.preview(position, seat, move)
+            preview = _preview(engine, position, seat, move)
             candidates.append(Candidate(move, _value(preview, board), Detail(preview, None)))
         return candidates
 
