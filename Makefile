@@ -44,6 +44,7 @@ demo: venv
 
 bench: venv
 	$(PY) -m tools.bench
+	$(PY) -m tools.platform_bench
 
 clean:
 	rm -rf $(VENV) $(TOOLS)

