@@ -154,8 +154,8 @@ class Options:
     keep: bool
     commit: str | None
     http_client: str = "raw"
-    quiet_wait: float = 120.0
-    retries: int = 2
+    quiet_wait: float = 60.0
+    retries: int = 1
 
     @property
     def bare_seconds(self) -> float:
@@ -1160,13 +1160,14 @@ async def _with(scenario: Callable[[Bench, Any], Awaitable[dict[str, Any]]], arg
     return await scenario(bench, argument)
 
 
-async def run_all(options: Options, stack: Stack) -> dict[str, Any]:
+async def run_all(options: Options, stack: Stack, runs: dict[str, list[dict[str, Any]]],
+                  saved: Callable[[], object]) -> None:
+    """Run the plan `options.runs` times, interleaved, into `runs`; call `saved` after every scenario."""
     nc = await nats.connect(stack.nats.url)
     tap = EventTap()
     bench = Bench(options=options, stack=stack, nc=nc, tap=tap)
     try:
         await wait_for_responder(nc)
-        runs: dict[str, list[dict[str, Any]]] = {}
         steps = plan(options)
         for run in range(1, options.runs + 1):
             for name, scenario in steps:
@@ -1190,12 +1191,12 @@ async def run_all(options: Options, stack: Stack) -> dict[str, Any]:
                     print(f"  disturbed by other processes ({foreign_load(result):.0f} % of a core): again",
                           flush=True)
                 runs.setdefault(name, []).append(result)
+                saved()
         if "replay" in options.only:
             await drain(nc)
             memory = await memory_per_cached_game(bench)
             runs["memory"] = [memory]
             print(f"memory        {_one_line('memory', memory)}", flush=True)
-        return runs
     finally:
         await tap.stop()
         await nc.close()
@@ -1394,9 +1395,9 @@ def parse_options(argv: list[str]) -> Options:
     parser.add_argument("--http-client", choices=("raw", "httpx"), default="raw",
                         help="HTTP client of the http scenario: a lean keep-alive connection (default) or httpx")
     parser.add_argument("--quiet-wait", type=float, help="before each scenario, wait up to this many seconds "
-                                                        "for other processes to calm down (default 120; quick 30)")
+                                                        "for other processes to calm down (default 60; quick 20)")
     parser.add_argument("--retries", type=int, help="repeat a scenario disturbed by other processes up to this "
-                                                    "many times (default 2; quick 1)")
+                                                    "many times (default 1)")
     parser.add_argument("--output", type=Path, default=OUTPUT, help="JSON file (default .bench/platform.json)")
     parser.add_argument("--no-check", action="store_true", help="exit 0 even when a target is missed")
     parser.add_argument("--keep", action="store_true", help="keep the temp folder (logs of every service)")
@@ -1415,8 +1416,8 @@ def parse_options(argv: list[str]) -> Options:
         replay_games=args.replay_games or (30 if quick else 100),
         cache_games=args.cache_games or (100 if quick else 500), output=args.output, check=not args.no_check,
         keep=args.keep, commit=args.commit, http_client=args.http_client,
-        quiet_wait=args.quiet_wait if args.quiet_wait is not None else (30.0 if quick else 120.0),
-        retries=args.retries if args.retries is not None else (1 if quick else 2))
+        quiet_wait=args.quiet_wait if args.quiet_wait is not None else (20.0 if quick else 60.0),
+        retries=args.retries if args.retries is not None else 1)
 
 
 def event_loop_name() -> str:
@@ -1462,12 +1463,27 @@ def main(argv: list[str] | None = None) -> int:
     began = time.monotonic()
     print(f"platform bench: commit {commit}{' (dirty)' if dirty else ''}; starting NATS, PostgreSQL and the "
           f"services in {root} ...", flush=True)
+    runs: dict[str, list[dict[str, Any]]] = {}
+
+    def write(partial: bool) -> tuple[dict[str, dict[str, Any]], list[dict[str, Any]]]:
+        summary = medians(runs)
+        targets = check_targets(summary)
+        options.output.parent.mkdir(parents=True, exist_ok=True)
+        document = {"meta": {**meta, "partial": partial}, "options": {
+            **options.__dict__, "games": list(options.games), "only": sorted(options.only),
+            "output": str(options.output)}, "summary": summary, "targets": targets, "runs": runs}
+        options.output.write_text(json.dumps(document, indent=2, default=str) + "\n")
+        return summary, targets
+
     stack = Stack(root)
     try:
         stack.start()
         print(f"ready after {time.monotonic() - began:.0f} s; scenarios: {', '.join(name for name, _ in plan(options))}"
               f" x {options.runs}", flush=True)
-        runs = run_async(run_all(options, stack))
+        run_async(run_all(options, stack, runs, lambda: write(partial=True)))
+    except KeyboardInterrupt:
+        meta["interrupted"] = True
+        print("\ninterrupted: reporting what was measured so far", flush=True)
     finally:
         stack.stop()
         if options.keep:
@@ -1476,15 +1492,13 @@ def main(argv: list[str] | None = None) -> int:
             shutil.rmtree(root, ignore_errors=True)
     meta["duration_s"] = round(time.monotonic() - began)
     meta["load_after"] = os.getloadavg()
-    summary = medians(runs)
-    targets = check_targets(summary)
+    if not runs:
+        return 130
+    summary, targets = write(partial=bool(meta.get("interrupted")))
     print(report(options, summary, targets, meta))
-    options.output.parent.mkdir(parents=True, exist_ok=True)
-    document = {"meta": meta, "options": {**options.__dict__, "games": list(options.games),
-                                          "only": sorted(options.only), "output": str(options.output)},
-                "summary": summary, "targets": targets, "runs": runs}
-    options.output.write_text(json.dumps(document, indent=2, default=str) + "\n")
     print(f"\nwritten to {options.output} (took {meta['duration_s']} s)")
+    if meta.get("interrupted"):
+        return 130
     return 1 if options.check and not all(target["met"] for target in targets) else 0
 
 
