@@ -194,7 +194,7 @@ def main() -> None:
         for module in registry.all_modules():
             for config in configs_to_measure(module, args.all_configs):
                 label = f"{module.rules_id} {config}"
-                if args.only and args.only not in label:
+                if (args.only and args.only not in label) or not (args.random_games or args.ladder_games):
                     continue
                 print(f"\n== {label}", flush=True)
                 if args.random_games:

@@ -62,7 +62,7 @@ BUDGETS: dict[str, Budget] = {
     "strong": Budget(moves=1500, determinizations=6, candidates=24, halving=True, noise=0.0),
 }
 """Per level. A Speedmosaik playout move costs 0.2–0.5 ms of CPU on the 2-core development machine, so a
-strong decision takes at most about half a second there (docs/benchmarks.md)."""
+strong decision stays well under a second there (p95 0.2–0.5 s over whole games, docs/benchmarks.md)."""
 
 MAX_PLAYOUT_MOVES = 3000
 MIN_PLAYOUT_LIMIT = 300
