@@ -34,8 +34,8 @@ async def advise_on_request(request: AdviseRequest) -> Advice:
     rng = decision_rng(request.game_id, request.n, request.seat)
     move, reason = await asyncio.to_thread(advise, request.rules, request.view, request.seat, rng)
     metrics.ADVICE.inc()
-    # None: the advice for a may-act seat is to do nothing now; the reason says so, the move is empty.
-    return Advice(move=move or {}, reason=reason)
+    # None: the advice for a may-act seat is to do nothing now; the reason says so.
+    return Advice(move=move, reason=reason)
 
 
 async def serve_decisions(runtime: Runtime) -> None:
