@@ -178,6 +178,9 @@ def test_the_tiny_game_runs_through_the_whole_platform_and_never_shows_a_seat_an
         assert accepted.status_code in (409, 422) and accepted.json()["detail"]
         answerer = next(event.data["seat"] for event in full_log(infra, game_id)
                         if event.type == EventType.MOVE_MADE and event.data["move"] == {"annehmen": True})
+    running_copy = anna.log(game_id)  # while the game runs: the seed and others' parts only as digests
+    assert not running_copy["ended"] and not hidden_from(0, running_copy["events"])
+    verify_chain([Event(**entry) for entry in running_copy["events"]])
     assert anna.move(game_id, {"passen": True}).status_code == 200
 
     # Bert (seat 1) lets his think time run out: the game passes for him and the log says so.
