@@ -190,9 +190,9 @@ class Engine:
             undo_seat: int | None = seat
         else:
             undo_states, undo_seat = (), None
-        after = Position(state=state, seats=position.seats, ply=ply, decisions=position.decisions,
+        decisions = self._decisions(position, state, ply=ply, mover=seat, undo=False)
+        after = Position(state=state, seats=position.seats, ply=ply, decisions=decisions,
                          undo_seat=undo_seat, undo_states=undo_states)
-        after = replace(after, decisions=self._decisions(position, state, ply=ply, mover=seat, undo=False))
         return Step(position=after, effects=effects, move_audience=audience)
 
     def _undo(self, position: Position, seat: int, move: Json, ply: int) -> Step:
@@ -204,9 +204,9 @@ class Engine:
             raise IllegalMove("Hier gibt es nichts zurückzunehmen.", "nothing_to_undo")
         state = position.undo_states[-1]
         rest = position.undo_states[:-1]
-        after = Position(state=state, seats=position.seats, ply=ply, decisions=position.decisions,
+        decisions = self._decisions(position, state, ply=ply, mover=seat, undo=True)
+        after = Position(state=state, seats=position.seats, ply=ply, decisions=decisions,
                          undo_seat=seat if rest else None, undo_states=rest)
-        after = replace(after, decisions=self._decisions(position, state, ply=ply, mover=seat, undo=True))
         effect: Json = {"key": "zurueck", "params": {"platz": seat + 1},
                         "text": f"{_seat_name(seat)} nimmt den letzten Schritt zurück."}
         return Step(position=after, effects=[effect], undo=True)

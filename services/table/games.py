@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 import uuid
 from collections import OrderedDict
@@ -303,8 +304,12 @@ CONFLICT_CODES = frozenset({"game_over"})
 """Refusals of the engine that mean "the game has moved on" (409) rather than "this move is wrong" (422)."""
 
 
+_GAME_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+"""A game id is one NATS subject token: ASCII letters, digits, "-" and "_" (no dots, wildcards, spaces)."""
+
+
 def _check_id(game_id: str) -> None:
-    if not (1 <= len(game_id) <= 64) or not all(c.isalnum() or c in "-_" for c in game_id):
+    if _GAME_ID.fullmatch(game_id) is None:
         raise CommandRefused(404, f"Die Partie {game_id[:64]} gibt es nicht.", "game_not_found")
 
 

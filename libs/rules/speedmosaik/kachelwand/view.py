@@ -34,10 +34,15 @@ def _line_json(row: int, line: PatternLine, has_jokers: bool) -> Json:
     return data
 
 
-def _wall_cell(board: Board, row: int, column: int) -> Json:
-    if board.wall_colours is not None:
-        return {"farbe": board.wall_colours[row][column], "belegt": board.wall[row][column]}
-    return {"farbe": wall_colour(row, column), "belegt": board.wall[row][column]}
+FIXED_WALL: tuple[tuple[str, ...], ...] = tuple(
+    tuple(wall_colour(row, column) for column in range(WALL_SIZE)) for row in range(WALL_SIZE))
+"""The colours printed on the fixed wall, row by row."""
+
+
+def _wall_json(board: Board) -> list[list[Json]]:
+    colours = board.wall_colours if board.wall_colours is not None else FIXED_WALL
+    return [[{"farbe": colour, "belegt": taken} for colour, taken in zip(colour_row, taken_row, strict=True)]
+            for colour_row, taken_row in zip(colours, board.wall, strict=True)]
 
 
 def _tiling_json(board: Board, tiling: bool) -> Json:
@@ -59,7 +64,7 @@ def _board_json(seat: int, board: Board, state: KachelwandState) -> Json:
         "platz": seat,
         "punkte": board.score,
         "musterreihen": [_line_json(row, line, state.has_jokers) for row, line in enumerate(board.pattern_lines)],
-        "wand": [[_wall_cell(board, row, column) for column in range(WALL_SIZE)] for row in range(WALL_SIZE)],
+        "wand": _wall_json(board),
         "boden": list(board.floor),
         "bodenstrafe": floor_penalty(len(board.floor)),
         "volle_reihen": board.complete_rows(),
