@@ -64,8 +64,12 @@ async def run_pull_consumer(
     try:
         while True:
             await room.wait()
+            want = concurrency - len(running)
+            if want <= 0:  # late messages of an earlier fetch can fill every slot: wait for room first
+                room.clear()
+                continue
             try:
-                messages = await subscription.fetch(concurrency - len(running), timeout=1.0)
+                messages = await subscription.fetch(want, timeout=1.0)
             except (NatsTimeout, TimeoutError):  # an idle fetch ends in either, depending on where it waited
                 continue
             for msg in messages:
