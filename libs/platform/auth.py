@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+from collections import OrderedDict
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from enum import StrEnum
@@ -46,11 +48,29 @@ def issue_token(secret: str, identity: Identity, days: int = 30) -> str:
     return jwt.encode(claims, secret, algorithm=_ALGORITHM)
 
 
+_VERIFIED: OrderedDict[tuple[str, str], tuple[Identity, float]] = OrderedDict()
+_VERIFIED_MAX = 10_000
+"""Tokens whose signature was checked, with their expiry: a player sends the same token with every request,
+and checking its signature again each time cost more than the table's work on a view."""
+
+
 def verify_token(secret: str, token: str) -> Identity:
-    """Return the identity of a valid token, or raise InvalidToken."""
+    """Return the identity of a valid token, or raise InvalidToken (an expired one even if seen before)."""
+    key = (secret, token)
+    known = _VERIFIED.get(key)
+    if known is not None:
+        identity, expires = known
+        if time.time() < expires:
+            _VERIFIED.move_to_end(key)
+            return identity
+        del _VERIFIED[key]
     try:
         claims = jwt.decode(token, secret, algorithms=[_ALGORITHM], issuer=_ISSUER,
                             options={"require": ["sub", "exp", "iss"]})
-        return Identity(player_id=claims["sub"], name=claims["name"], kind=PlayerKind(claims["kind"]))
+        identity = Identity(player_id=claims["sub"], name=claims["name"], kind=PlayerKind(claims["kind"]))
     except (jwt.PyJWTError, KeyError, ValueError) as error:
         raise InvalidToken(str(error)) from error
+    _VERIFIED[key] = (identity, float(claims["exp"]))
+    if len(_VERIFIED) > _VERIFIED_MAX:
+        _VERIFIED.popitem(last=False)
+    return identity
