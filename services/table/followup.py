@@ -41,6 +41,8 @@ async def follow_up_events(runtime: Runtime) -> None:
     games: Games = runtime.extras["games"]
 
     async def handle(msg: Msg) -> None:
+        if is_overtaken(games, msg):
+            return  # the game has moved on and this event is no fact: a later event's follow-up decides
         event = Event.decode(msg.data)
         fact = game_fact_subject(event.type)
         if fact is not None:  # the log is the outbox: ledger, lobby and leaderboard read these copies
@@ -62,6 +64,20 @@ async def follow_up_events(runtime: Runtime) -> None:
 
     await run_pull_consumer(runtime.js, stream=GAMES_STREAM, durable=TABLE_FOLLOWUP_DURABLE, subject=GAME_EVENTS,
                             handler=handle, concurrency=FOLLOWUP_CONCURRENCY, ack_wait=5.0)
+
+
+def is_overtaken(games: Games, msg: Msg) -> bool:
+    """Return True if this replica already holds a later position of the event's game and the event is not
+    GameStarted (event 1); GameEnded is always a game's last event, so it cannot be overtaken.
+
+    Read from the append's de-duplication id (`<game_id>:<n>`), without decoding the event: under load the
+    follow-up trails the moves, and most events it is handed are already history.
+    """
+    game_id, _, number = ((msg.headers or {}).get("Nats-Msg-Id") or "").rpartition(":")
+    if not game_id or not number.isdigit() or int(number) == 1:
+        return False
+    record = games.cached(game_id)
+    return record is not None and record.n > int(number)
 
 
 def pace_of(record: GameRecord) -> float:

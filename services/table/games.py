@@ -63,6 +63,10 @@ class Games:
         async with self._lock(game_id):
             return await self._refresh(game_id)
 
+    def cached(self, game_id: str) -> GameRecord | None:
+        """Return the cached record of a game, if this replica holds one (it may be behind the log)."""
+        return self._cache.get(game_id)
+
     async def at_event(self, event: Event, seq: int) -> GameRecord:
         """Return the game at least as far as `event` (stored at stream sequence `seq`).
 
