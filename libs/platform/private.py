@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+from collections.abc import Callable
 from typing import Any
 
 from libs.platform.canonical import canonical_json, sha256_hex
@@ -55,15 +56,20 @@ def _redacted(part: dict[str, Any]) -> dict[str, Any]:
     return {PRIVATE: {"to": inner["to"], "digest": inner["digest"]}}
 
 
-def redact(value: Any) -> Any:
-    """Return ``value`` with every private part in its redacted form (what the event hash covers)."""
+def _map_sealed(value: Any, on_sealed: Callable[[dict[str, Any]], Any]) -> Any:
+    """Return ``value`` with every sealed or redacted part replaced by ``on_sealed(part)`` (the one walker)."""
     if isinstance(value, dict):
         if is_sealed(value):
-            return _redacted(value)
-        return {key: redact(item) for key, item in value.items()}
+            return on_sealed(value)
+        return {key: _map_sealed(item, on_sealed) for key, item in value.items()}
     if isinstance(value, list):
-        return [redact(item) for item in value]
+        return [_map_sealed(item, on_sealed) for item in value]
     return value
+
+
+def redact(value: Any) -> Any:
+    """Return ``value`` with every private part in its redacted form (what the event hash covers)."""
+    return _map_sealed(value, _redacted)
 
 
 def reveal_for(value: Any, viewer: int | None) -> Any:
@@ -72,31 +78,26 @@ def reveal_for(value: Any, viewer: int | None) -> Any:
     None (a spectator) opens nothing. An opened part keeps its envelope with value and salt, so the
     viewer can check the digest themselves.
     """
-    if isinstance(value, dict):
-        if is_sealed(value):
-            inner = value[PRIVATE]
-            if viewer is not None and viewer in inner["to"] and "value" in inner:
-                return value
-            return _redacted(value)
-        return {key: reveal_for(item, viewer) for key, item in value.items()}
-    if isinstance(value, list):
-        return [reveal_for(item, viewer) for item in value]
-    return value
+
+    def shown(part: dict[str, Any]) -> dict[str, Any]:
+        inner = part[PRIVATE]
+        if viewer is not None and viewer in inner["to"] and "value" in inner:
+            return part
+        return _redacted(part)
+
+    return _map_sealed(value, shown)
+
+
+def _checked(part: dict[str, Any]) -> dict[str, Any]:
+    inner = part[PRIVATE]
+    if "value" in inner and digest_of(inner["value"], str(inner.get("salt", ""))) != inner["digest"]:
+        raise DigestMismatch("a private part does not match its digest")
+    return part
 
 
 def check_digests(value: Any) -> None:
     """Raise DigestMismatch if any full private part in ``value`` does not match its digest."""
-    if isinstance(value, dict):
-        if is_sealed(value):
-            inner = value[PRIVATE]
-            if "value" in inner and digest_of(inner["value"], str(inner.get("salt", ""))) != inner["digest"]:
-                raise DigestMismatch("a private part does not match its digest")
-            return
-        for item in value.values():
-            check_digests(item)
-    elif isinstance(value, list):
-        for item in value:
-            check_digests(item)
+    _map_sealed(value, _checked)
 
 
 def opened(part: Any) -> Any:
