@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, NamedTuple
 
 from libs.platform.envelope import GENESIS, Event, EventType
 from libs.platform.private import opened
@@ -36,6 +36,13 @@ class Seat:
                 "level": self.level, "account": self.account}
 
 
+class ClockStart(NamedTuple):
+    """The event a seat's think time runs from: its number and its timestamp in the log."""
+
+    n: int
+    at: str
+
+
 @dataclass(frozen=True)
 class GameRecord:
     """Everything known about one game after folding its log up to stream sequence `last_seq`."""
@@ -53,15 +60,13 @@ class GameRecord:
     left: frozenset[int] = field(default_factory=frozenset)
     left_with_others: frozenset[int] = field(default_factory=frozenset)
     """Seats whose humans left while other humans still played (they lose 10 leaderboard points)."""
-    decision_start: tuple[int | None, ...] = ()
-    """Per seat: the event number after which its current must-act decision began (None: no clock runs).
+    clocks: tuple[ClockStart | None, ...] = ()
+    """Per seat: the event its current must-act decision began with (None: no clock runs for it).
 
-    A seat's think time runs per decision (the engine says when a decision is new: when the seat comes
-    to move, after its own moves unless the game names the decision as going on, never on "Zurück");
-    seats that only may act have no clock.
+    A seat's think time runs per decision; the engine says when a decision is new (``Decision.began`` is
+    the ply of the move that opened it: when the seat comes to move, after its own moves unless the game
+    names the decision as going on, never on "Zurück"). Seats that only may act have no clock.
     """
-    decision_at: tuple[str | None, ...] = ()
-    """Per seat: when (the log's timestamp) its current must-act decision began; the clock shown to players."""
 
     @property
     def module(self) -> RuleModule:
@@ -128,10 +133,7 @@ class GameRecord:
                 except Exception as error:  # an illegal or unreadable stored move: the log cannot be folded
                     raise CorruptLog(f"game {self.game_id}: event {event.n} cannot be replayed ({error})") from error
             changes.update(position=applied.position, last_effects=tuple(applied.effects),
-                           decision_start=_clocks_after(self, applied.position, event.n))
-            changes["decision_at"] = tuple(
-                None if started is None else event.at if started == event.n else self.decision_at[seat]
-                for seat, started in enumerate(changes["decision_start"]))
+                           clocks=_clocks_after(applied.position, event, self.clocks))
         elif event.type == EventType.PLAYER_LEFT:
             changes["left"] = self.left | {int(event.data["seat"])}
             if event.data.get("with_other_humans"):
@@ -141,22 +143,18 @@ class GameRecord:
         return replace(self, **changes)
 
 
-def _clocks_after(record: GameRecord, position: Position, n: int) -> tuple[int | None, ...]:
-    """Return, per seat, the event after which its current must-act decision began, once event `n` led to `position`.
+def _clocks_after(position: Position, event: Event,
+                  before: tuple[ClockStart | None, ...] = ()) -> tuple[ClockStart | None, ...]:
+    """Return, per seat, the event its must-act decision began with, once `event` led to `position`.
 
-    A decision that goes on (same start in the engine's bookkeeping) keeps its event; a new one starts at `n`.
+    A decision the engine opened with this very event (it began at the position's ply) starts at `event`;
+    one that goes on keeps its start from `before`.
     """
-    before = record.position.decisions
-    result: list[int | None] = []
-    for seat, decision in enumerate(position.decisions):
-        old = before[seat] if seat < len(before) else None
-        if decision is None or not decision.must:
-            result.append(None)
-        elif old is not None and old.must and old.began == decision.began and record.decision_start[seat] is not None:
-            result.append(record.decision_start[seat])
-        else:
-            result.append(n)
-    return tuple(result)
+    return tuple(
+        None if decision is None or not decision.must
+        else ClockStart(event.n, event.at) if decision.began == position.ply
+        else before[seat]
+        for seat, decision in enumerate(position.decisions))
 
 
 def begin(stored: StoredEvent) -> GameRecord:
@@ -173,11 +171,7 @@ def begin(stored: StoredEvent) -> GameRecord:
     )
     position = engine.start(data["settings"], len(seats), bytes.fromhex(opened(data["seed"])))
     return GameRecord(game_id=event.game_id, engine=engine, started=event, seats=seats, position=position,
-                      last_seq=stored.seq, n=1, last_hash=event.hash,
-                      decision_start=tuple(1 if decision is not None and decision.must else None
-                                           for decision in position.decisions),
-                      decision_at=tuple(event.at if decision is not None and decision.must else None
-                                        for decision in position.decisions))
+                      last_seq=stored.seq, n=1, last_hash=event.hash, clocks=_clocks_after(position, event))
 
 
 def replay(events: list[StoredEvent]) -> GameRecord:

@@ -58,8 +58,8 @@ async def start_clocks(runtime: Runtime, record: GameRecord) -> None:
     if think_time is None or record.ended is not None:
         return
     clock: Clock = runtime.extras["clock"]
-    for seat, started in enumerate(record.decision_start):
-        if started != record.n or record.is_computer_seat(seat):
+    for seat, started in enumerate(record.clocks):
+        if started is None or started.n != record.n or record.is_computer_seat(seat):
             continue
         deadline = clock.now() + timedelta(seconds=think_time + GRACE_SECONDS)
         # Schedules have second resolution: round up, so nobody loses part of a second.
@@ -79,7 +79,8 @@ async def decide_for_late_player(runtime: Runtime, deadline: TimerDeadline) -> N
     game_id, seat, started = deadline.game_id, deadline.seat, deadline.n
     for _attempt in range(3):
         record = await games.load(game_id)
-        if record.ended is not None or record.decision_start[seat] != started:
+        clock = record.clocks[seat]
+        if record.ended is not None or clock is None or clock.n != started:
             return  # decided in time (or the game is over): nothing to do
         move = record.engine.timeout_move(record.position, seat)  # the game's own rule, if it has one
         if move is None:  # the computer makes the whole decision

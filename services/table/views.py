@@ -57,13 +57,12 @@ def clocks(record: GameRecord) -> list[dict[str, Any]]:
     if not isinstance(think_time, int):
         return []
     shown = []
-    for seat, started in enumerate(record.decision_start):
-        at = record.decision_at[seat] if seat < len(record.decision_at) else None
-        if started is None or at is None or record.is_computer_seat(seat):
+    for seat, clock in enumerate(record.clocks):
+        if clock is None or record.is_computer_seat(seat):
             continue
-        began = datetime.fromisoformat(at.replace("Z", "+00:00"))
+        began = datetime.fromisoformat(clock.at.replace("Z", "+00:00"))
         deadline = began + timedelta(seconds=think_time + GRACE_SECONDS)
-        shown.append({"seat": seat, "since_n": started, "since": at, "think_time": think_time,
+        shown.append({"seat": seat, "since_n": clock.n, "since": clock.at, "think_time": think_time,
                       "grace": GRACE_SECONDS, "deadline": deadline.isoformat().replace("+00:00", "Z")})
     return shown
 
