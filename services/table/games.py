@@ -169,21 +169,14 @@ class Games:
                         raise CommandRefused(status, error.reason, error.code) from error
                     metrics.MOVES_REFUSED.labels(error.code).inc()
                     raise
-                event = new_event(
-                    game_id=game_id, n=record.n + 1, type=EventType.MOVE_MADE, actor=actor,
-                    rules=record.module.rules_id, prev=record.last_hash,
-                    data=sealed_move_data(record, record.n + 1, seat, move, chosen_by, applied),
-                )
-                try:
-                    seq = await self._append(event, expected_last_seq=record.last_seq)
-                except AppendConflict:
+                data = _sealed_move_data(record, seat, move, chosen_by, applied)
+                after = await self._append_next(record, EventType.MOVE_MADE, actor, data, applied)
+                if after is None:
                     metrics.APPEND_CONFLICTS.inc()
                     record, is_fresh = await self._refresh(game_id), True
                     continue
-                record = record.fold(StoredEvent(seq=seq, event=event), applied)
-                self._remember(record)
-                metrics.MOVES.labels(record.module.game, chosen_by).inc()
-                return record
+                metrics.MOVES.labels(after.module.game, chosen_by).inc()
+                return after
         raise CommandRefused(409, "Die Partie ist gerade sehr umkämpft; bitte erneut versuchen.", "busy")
 
     async def leave(self, game_id: str, seat: int, player_id: str) -> GameRecord:
@@ -196,21 +189,13 @@ class Games:
                     raise CommandRefused(409, "Die Partie ist schon zu Ende.", "game_over")
                 if seat in record.left:
                     raise CommandRefused(409, "Du hast die Partie schon verlassen.", "already_left")
-                others = [other.index for other in record.seats
-                          if other.kind == "human" and other.index != seat and other.index not in record.left]
-                event = new_event(
-                    game_id=game_id, n=record.n + 1, type=EventType.PLAYER_LEFT, actor=player_id,
-                    rules=record.module.rules_id, prev=record.last_hash,
-                    data=PlayerLeft(seat=seat, player_id=player_id, with_other_humans=bool(others)).to_data(),
-                )
-                try:
-                    seq = await self._append(event, expected_last_seq=record.last_seq)
-                except AppendConflict:
+                data = PlayerLeft(seat=seat, player_id=player_id,
+                                  with_other_humans=record.has_other_humans(seat)).to_data()
+                after = await self._append_next(record, EventType.PLAYER_LEFT, player_id, data)
+                if after is None:
                     record = await self._refresh(game_id)
                     continue
-                record = record.fold(StoredEvent(seq=seq, event=event))
-                self._remember(record)
-                return record
+                return after
         raise CommandRefused(409, "Die Partie ist gerade sehr umkämpft; bitte erneut versuchen.", "busy")
 
     async def finish(self, game_id: str) -> GameRecord:
@@ -219,28 +204,36 @@ class Games:
             record = await self._refresh(game_id)
             while record.ended is None and record.is_over:
                 outcome = record.engine.outcome(record.position)
-                event = new_event(
-                    game_id=game_id, n=record.n + 1, type=EventType.GAME_ENDED, actor="system",
-                    rules=record.module.rules_id, prev=record.last_hash,
-                    data=GameEnded(
-                        game=record.module.game, variant=record.variant, rules=record.module.rules_id,
-                        table_id=GameStarted.of(record.started).table_id,
-                        seats=[EndedSeat(**seat.to_json()) for seat in record.seats],
-                        outcome=Outcome.from_data(outcome.to_json()), seed=record.seed.hex(),
-                        left=sorted(record.left), left_with_other_humans=sorted(record.left_with_others),
-                    ).to_data(),
-                )
-                try:
-                    seq = await self._append(event, expected_last_seq=record.last_seq)
-                except AppendConflict:
+                data = GameEnded(
+                    game=record.module.game, variant=record.variant, rules=record.module.rules_id,
+                    table_id=GameStarted.of(record.started).table_id,
+                    seats=[EndedSeat(**seat.to_json()) for seat in record.seats],
+                    outcome=Outcome.from_data(outcome.to_json()), seed=record.seed.hex(),
+                    left=sorted(record.left), left_with_other_humans=sorted(record.left_with_others),
+                ).to_data()
+                after = await self._append_next(record, EventType.GAME_ENDED, "system", data)
+                if after is None:
                     record = await self._refresh(game_id)
                     continue
-                record = record.fold(StoredEvent(seq=seq, event=event))
-                self._remember(record)
+                record = after
                 metrics.GAMES_ENDED.labels(record.module.game).inc()
             return record
 
     # ---- internals --------------------------------------------------------------------------------
+    async def _append_next(self, record: GameRecord, event_type: str, actor: str, data: dict[str, Any],
+                           applied: Step | None = None) -> GameRecord | None:
+        """Append the event after `record` and return the game with it folded on (`applied`: the move's
+        step, already computed); None if another writer appended first (the caller decides again)."""
+        event = new_event(game_id=record.game_id, n=record.n + 1, type=event_type, actor=actor,
+                          rules=record.module.rules_id, prev=record.last_hash, data=data)
+        try:
+            seq = await self._append(event, expected_last_seq=record.last_seq)
+        except AppendConflict:
+            return None
+        after = record.fold(StoredEvent(seq=seq, event=event), applied)
+        self._remember(after)
+        return after
+
     async def _append(self, event: Event, expected_last_seq: int) -> int:
         started = time.perf_counter()
         try:
@@ -280,10 +273,11 @@ class Games:
         return self._locks.setdefault(game_id, asyncio.Lock())
 
 
-def sealed_move_data(record: GameRecord, n: int, seat: int, move: dict[str, Any], chosen_by: str,
-                     step: Step) -> dict[str, Any]:
-    """Return MoveMade's data: a private move or effect is sealed for its audience (others see a digest)."""
-    index = 0
+def _sealed_move_data(record: GameRecord, seat: int, move: dict[str, Any], chosen_by: str,
+                      step: Step) -> dict[str, Any]:
+    """Return the data of the MoveMade after `record`: a private move or effect is sealed for its audience
+    (others see a digest)."""
+    n, index = record.n + 1, 0
 
     def sealed(part: dict[str, Any], audience: tuple[int, ...] | None) -> dict[str, Any]:
         nonlocal index

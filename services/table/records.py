@@ -111,6 +111,11 @@ class GameRecord:
         """Return the seat of `player_id`, if that player sits at this game."""
         return next((seat for seat in self.seats if seat.player_id == player_id), None)
 
+    def has_other_humans(self, seat: int) -> bool:
+        """True while a human other than the one at `seat` still plays (has not left)."""
+        return any(other.kind == "human" and other.index != seat and other.index not in self.left
+                   for other in self.seats)
+
     def is_computer_seat(self, index: int) -> bool:
         """A bot's seat, or a human's who left (the computer plays on for them)."""
         return self.seats[index].is_bot or index in self.left

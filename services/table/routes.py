@@ -101,8 +101,7 @@ async def master_advice(game_id: str, player: CurrentPlayer, runtime: RuntimeDep
     """
     record = await _games(runtime).load(game_id)
     seat = _seat_of(record, player)
-    if any(other.kind == "human" and other.index != seat and other.index not in record.left
-           for other in record.seats):
+    if record.has_other_humans(seat):
         metrics.ADVICE.labels("refused").inc()
         raise HTTPException(403, "Rat des Meisters gibt es nur, wenn keine anderen Menschen mitspielen.")
     if not record.is_running or not record.engine.can_act(record.position, seat):
