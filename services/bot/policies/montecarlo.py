@@ -1,6 +1,6 @@
 """The generic fallback: determinized Monte-Carlo over the protocol, for any game without a policy of its own.
 
-It knows nothing about a game beyond the ``Engine``: for each candidate move of the seat it plays the game
+It knows nothing about a game beyond the protocol: for each candidate move of the seat it plays the game
 to the end from several determinizations (samples of the hidden part), with random moves for every seat
 that must act, and values the move by the places ``Outcome`` gives: the share of the other seats the
 deciding seat finished ahead of (a shared place counts half). Budgets are counted in moves applied during
@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from libs.rules.engine import Engine, Position
-from libs.rules.protocol import IllegalMove, Json
+from libs.rules.protocol import IllegalMove, Json, Outcome
 from libs.rules.rng import SeededRng
 from services.bot.policies.contract import Candidate, DeterminizedPolicy, Situation
 
@@ -113,8 +113,7 @@ class Playout:
     moves: int
 
 
-def _result(engine: Engine, position: Position, seat: int, moves: int) -> Playout:
-    outcome = engine.outcome(position)
+def _result(outcome: Outcome, seat: int, moves: int) -> Playout:
     own = outcome.rank_key(seat)[0]
     others = [outcome.rank_key(other)[0] for other in range(len(outcome.places)) if other != seat]
     return Playout(place_share(outcome.places, seat), float(own - max(others, default=0)), moves)
@@ -123,22 +122,28 @@ def _result(engine: Engine, position: Position, seat: int, moves: int) -> Playou
 def _playout(engine: Engine, position: Position, seat: int, rng: SeededRng, limit: int) -> Playout:
     """Play random moves to the end (must-act seats first; may-act seats skip while someone must act).
 
-    A playout still running after ``limit`` moves counts as a draw with no margin.
+    A playout still running after ``limit`` moves counts as a draw with no margin. It plays on the module's
+    states, not through ``Engine.apply``: each move is a pending seat's legal move, so the engine's checks
+    hold anyway, and a playout needs no clocks or "Zurück" states (the engine would work out the pending
+    seats four times per move for them).
     """
+    module = engine.module
+    state = position.state
     moves = 0
-    while pending := engine.pending(position):
+    while not module.is_over(state):
+        pending = module.pending(state)
+        if not pending:
+            return Playout(0.5, 0.0, moves)  # nobody has a decision open, yet the game goes on: a broken module
         if moves >= limit:
             return Playout(0.5, 0.0, moves)
         must = [entry.seat for entry in pending if entry.must]
         actor = must[0] if must else rng.choice([entry.seat for entry in pending])
-        legal = engine.legal_moves(position, actor)
+        legal = module.legal_moves(state, actor)
         if not legal:
             return Playout(0.5, 0.0, moves)
-        position = engine.apply(position, actor, rng.choice(legal)).position
+        state, _ = module.apply(state, actor, rng.choice(legal))
         moves += 1
-    if not engine.is_over(position):
-        return Playout(0.5, 0.0, moves)  # nobody has a decision open, yet the game goes on: a broken module
-    return _result(engine, position, seat, moves)
+    return _result(module.outcome(state), seat, moves)
 
 
 class _Tally:
