@@ -119,9 +119,7 @@ class Engine:
     # ---- playing ----------------------------------------------------------------------------------
     def start(self, config: Json, seats: int, seed: bytes) -> Position:
         """Return the first position of a game (config as normalised, seed from the table)."""
-        state = self.module.setup(config, seats, bytes(seed))
-        first = Position(state=state, seats=seats, decisions=(None,) * seats)
-        return replace(first, decisions=self._decisions(first, state, ply=0, mover=None, undo=False))
+        return self.from_state(self.module.setup(config, seats, bytes(seed)), seats)
 
     def from_state(self, state: Any, seats: int) -> Position:
         """Return a position around a module state (a bot's determinized state: no history, no undo)."""
@@ -134,9 +132,10 @@ class Engine:
 
     def pending(self, position: Position) -> tuple[Pending, ...]:
         """Return the seats with an open decision (must-act and may-act), none once the game is over."""
-        if self.module.is_over(position.state):
-            return ()
-        return self.module.pending(position.state)
+        return self._pending(position.state)
+
+    def _pending(self, state: Any) -> tuple[Pending, ...]:
+        return () if self.module.is_over(state) else self.module.pending(state)
 
     def must_act(self, position: Position) -> tuple[int, ...]:
         """Return the seats that must decide now (their clocks run)."""
@@ -178,9 +177,10 @@ class Engine:
     def apply(self, position: Position, seat: int, move: Any) -> Step:
         """Return the step after ``seat`` makes ``move``; raise IllegalMove and change nothing if it is refused."""
         self.check(position, seat, move)
-        ply = position.ply + 1
         if UNDO_KEY in move:
-            return self._undo(position, seat, move, ply)
+            self._check_undo(position, seat, move)
+            return self._undo(position, seat)
+        ply = position.ply + 1
         audience = self.module.move_audience(position.state, seat, move)
         undoable = self.spec.undo_steps > 0 and self.module.undoable(position.state, seat, move)
         state, effects = self.module.apply(position.state, seat, move)
@@ -195,13 +195,18 @@ class Engine:
                          undo_seat=undo_seat, undo_states=undo_states)
         return Step(position=after, effects=effects, move_audience=audience)
 
-    def _undo(self, position: Position, seat: int, move: Json, ply: int) -> Step:
+    def _check_undo(self, position: Position, seat: int, move: Json) -> None:
+        """Raise IllegalMove unless ``move`` is a well-formed "Zurück" that takes a step of ``seat`` back now."""
         if set(move) != {UNDO_KEY} or move[UNDO_KEY] is not True:
             raise IllegalMove("„Zurück“ schreibt man als {\"zurueck\": true}.", "malformed")
         if self.spec.undo_steps == 0:
             raise IllegalMove("In diesem Spiel gibt es kein „Zurück“.", "no_undo")
         if not self.can_undo(position, seat):
             raise IllegalMove("Hier gibt es nichts zurückzunehmen.", "nothing_to_undo")
+
+    def _undo(self, position: Position, seat: int) -> Step:
+        """Return the step that takes ``seat``'s last undoable step back (``_check_undo`` has passed)."""
+        ply = position.ply + 1
         state = position.undo_states[-1]
         rest = position.undo_states[:-1]
         decisions = self._decisions(position, state, ply=ply, mover=seat, undo=True)
@@ -219,7 +224,7 @@ class Engine:
         may to must, when the module names a different decision, or (if the module names none) after each
         of the seat's own moves. "Zurück" never starts a new decision.
         """
-        pending = () if self.module.is_over(state) else self.module.pending(state)
+        pending = self._pending(state)
         result: list[Decision | None] = [None] * before.seats
         for entry in pending:
             old = before.decision_of(entry.seat)
@@ -242,7 +247,7 @@ class Engine:
         """
         self.check(position, seat, move)
         if UNDO_KEY in move:
-            self._undo(position, seat, move, position.ply + 1)
+            self._check_undo(position, seat, move)
             return {"zug": dict(move), "zurueck": True}
         return self.module.preview(position.state, seat, move)
 
