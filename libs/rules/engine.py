@@ -46,6 +46,7 @@ class Position:
     seats: int
     ply: int = 0
     decisions: tuple[Decision | None, ...] = ()
+    """Per seat, its open decision (None: it has none), taken from the module's ``pending`` for ``state``."""
     undo_seat: int | None = None
     undo_states: tuple[Any, ...] = ()
     """States before each of ``undo_seat``'s undoable steps of this turn, oldest first."""
@@ -147,7 +148,7 @@ class Engine:
 
     def can_act(self, position: Position, seat: int) -> bool:
         """Return True if ``seat`` has an open decision (must or may)."""
-        return any(p.seat == seat for p in self.pending(position))
+        return position.decision_of(seat) is not None  # kept from ``pending`` when the position was made
 
     def legal_moves(self, position: Position, seat: int) -> list[Json]:
         """Return the seat's legal moves (empty when it has no open decision); "Zurück" is not among them."""
