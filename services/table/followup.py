@@ -10,7 +10,6 @@ from __future__ import annotations
 from nats.aio.msg import Msg
 
 from libs.platform.consumers import run_pull_consumer
-from libs.platform.contracts.events import PlatformSettings
 from libs.platform.contracts.messages import BotTurn
 from libs.platform.contracts.subjects import (
     BOT_TURNS_STREAM,
@@ -82,7 +81,7 @@ def is_overtaken(games: Games, msg: Msg) -> bool:
 
 def pace_of(record: GameRecord) -> float:
     """How long computers pause before moving, relative to the normal pace (tempo and turbo settings)."""
-    platform = PlatformSettings.from_data(record.platform)
+    platform = record.platform
     if platform.turbo:
         return 0.0
     return 0.5 if platform.tempo == "schnell" else 1.0

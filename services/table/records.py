@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple
 
+from libs.platform.contracts.events import PlatformSettings
 from libs.platform.envelope import GENESIS, Event, EventType
 from libs.platform.private import opened
 from libs.rules import RuleModule, registry
@@ -79,10 +80,9 @@ class GameRecord:
         return self.position.state
 
     @property
-    def platform(self) -> dict[str, Any]:
-        """The table's platform settings (think time, tempo, turbo) from GameStarted."""
-        platform: dict[str, Any] = self.started.data.get("platform") or {}
-        return platform
+    def platform(self) -> PlatformSettings:
+        """The platform settings the table checked and stored in GameStarted (think time, tempo, turbo, stake)."""
+        return PlatformSettings.from_data(self.started.data.get("platform") or {})
 
     @property
     def settings(self) -> dict[str, Any]:

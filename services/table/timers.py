@@ -15,7 +15,6 @@ from nats.aio.msg import Msg
 from libs.platform.consumers import run_pull_consumer
 from libs.platform.contracts.base import ContractError
 from libs.platform.contracts.commands import DECIDE, DecideRequest
-from libs.platform.contracts.events import PlatformSettings
 from libs.platform.contracts.messages import TimerDeadline
 from libs.platform.contracts.subjects import (
     TABLE_TIMERS_DURABLE,
@@ -27,7 +26,7 @@ from libs.platform.contracts.subjects import (
 from libs.platform.logging import get_logger
 from libs.platform.rpc import CommandRefused, call
 from libs.platform.service import Runtime
-from libs.platform.table_options import GRACE_SECONDS, THINK_TIMES
+from libs.platform.table_options import GRACE_SECONDS
 from services.table import metrics
 from services.table.games import Games
 from services.table.records import GameRecord
@@ -46,15 +45,9 @@ class Clock:
         return datetime.now(UTC) - self._lag
 
 
-def think_time_of(record: GameRecord) -> int | None:
-    """Return the seconds a seat has per decision in this game, None for "ohne" (no clock)."""
-    value = PlatformSettings.from_data(record.platform).think_time
-    return value if value in THINK_TIMES else None
-
-
 async def start_clocks(runtime: Runtime, record: GameRecord) -> None:
     """Schedule a deadline for every human seat whose decision began with the game's latest event."""
-    think_time = think_time_of(record)
+    think_time = record.platform.think_time  # None: "ohne", no clock
     if think_time is None or record.ended is not None:
         return
     clock: Clock = runtime.extras["clock"]

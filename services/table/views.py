@@ -53,8 +53,8 @@ def clocks(record: GameRecord) -> list[dict[str, Any]]:
     The deadline is the think time plus the grace after the decision began; then the computer decides
     (the durable deadline in `timers.py` is set from the same moment).
     """
-    think_time = record.platform.get("think_time")
-    if not isinstance(think_time, int):
+    think_time = record.platform.think_time
+    if think_time is None:
         return []
     shown = []
     for seat, clock in enumerate(record.clocks):
