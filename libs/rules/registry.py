@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import importlib
-from collections.abc import Iterator
-from contextlib import contextmanager
 
 from libs.rules.engine import Engine
 from libs.rules.protocol import RuleModule
 
-_MODULES: dict[str, RuleModule] = {}
 _ENGINES: dict[str, Engine] = {}
+"""Every registered module's engine by ``rules_id`` (the module is ``engine.module``)."""
 
 
 class UnknownRules(KeyError):
@@ -26,18 +24,21 @@ class UnknownRules(KeyError):
 
 def register(module: RuleModule) -> RuleModule:
     """Register a module under its rules_id; registering the same object again is a no-op."""
-    existing = _MODULES.get(module.rules_id)
-    if existing is not None and existing is not module:
+    existing = _ENGINES.get(module.rules_id)
+    if existing is None:
+        _ENGINES[module.rules_id] = Engine(module)
+    elif existing.module is not module:
         raise ValueError(f"rules {module.rules_id!r} are already registered")
-    _MODULES[module.rules_id] = module
-    _ENGINES[module.rules_id] = Engine(module)
     return module
 
 
 def engine(rules_id: str) -> Engine:
     """Return the engine that plays the module registered as ``rules_id``; raise UnknownRules otherwise."""
-    get(rules_id)
-    return _ENGINES[rules_id]
+    try:
+        return _ENGINES[rules_id]
+    except KeyError:
+        known = ", ".join(sorted(_ENGINES)) or "keine"
+        raise UnknownRules(f"unknown rules {rules_id!r} (registered: {known})") from None
 
 
 def load_plugins(names: str | list[str] | tuple[str, ...]) -> list[RuleModule]:
@@ -57,16 +58,12 @@ def load_plugins(names: str | list[str] | tuple[str, ...]) -> list[RuleModule]:
 
 def get(rules_id: str) -> RuleModule:
     """Return the module registered as ``rules_id``; raise UnknownRules otherwise."""
-    try:
-        return _MODULES[rules_id]
-    except KeyError:
-        known = ", ".join(sorted(_MODULES)) or "keine"
-        raise UnknownRules(f"unknown rules {rules_id!r} (registered: {known})") from None
+    return engine(rules_id).module
 
 
 def latest(game: str) -> RuleModule:
     """Return the highest registered version of a game; raise UnknownRules if there is none."""
-    candidates = [module for module in _MODULES.values() if module.game == game]
+    candidates = [module for module in all_modules() if module.game == game]
     if not candidates:
         raise UnknownRules(f"no rules registered for game {game!r}")
     return max(candidates, key=lambda module: module.version)
@@ -74,26 +71,10 @@ def latest(game: str) -> RuleModule:
 
 def all_modules() -> list[RuleModule]:
     """Return every registered module, sorted by rules_id."""
-    return [_MODULES[key] for key in sorted(_MODULES)]
+    return [_ENGINES[key].module for key in sorted(_ENGINES)]
 
 
 def unregister(rules_id: str) -> None:
     """Forget the module registered as ``rules_id`` (a no-op if there is none)."""
-    _MODULES.pop(rules_id, None)
     _ENGINES.pop(rules_id, None)
 
-
-@contextmanager
-def plugins_registered(names: str | list[str] | tuple[str, ...]) -> Iterator[list[RuleModule]]:
-    """Register plugin modules for the ``with`` block only; those newly registered are forgotten afterwards.
-
-    Tests use it for games that must not stay listed beyond their tests (the tiny test game).
-    """
-    before = set(_MODULES)
-    loaded = load_plugins(names)
-    try:
-        yield loaded
-    finally:
-        for module in loaded:
-            if module.rules_id not in before:
-                unregister(module.rules_id)

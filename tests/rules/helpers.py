@@ -41,13 +41,19 @@ def configs_of(module: RuleModule) -> list[Json]:
 
 @contextmanager
 def registered_plugins(names: str) -> Iterator[list[RuleModule]]:
-    """Register plugin rule modules for the block only, then forget them again.
+    """Register plugin rule modules for the block only, then forget those that were not registered before.
 
     Other tests list every registered game (the golden files, the lobby's game list), so a test game must
     not stay registered after its tests ran.
     """
-    with registry.plugins_registered(names) as loaded:
+    before = {module.rules_id for module in registry.all_modules()}
+    loaded = registry.load_plugins(names)
+    try:
         yield loaded
+    finally:
+        for module in loaded:
+            if module.rules_id not in before:
+                registry.unregister(module.rules_id)
 
 
 def engine_for(rules: RuleModule | Engine) -> Engine:
