@@ -1,17 +1,12 @@
 """Speedmosaik test helpers: Kachelwand states built directly (no random play), and what every workshop's
-tests share: the seats that must act, and the Engine's refusals (whose turn, game over, a move's shape)."""
+tests share: the seats that must act (refusals: ``tests.rules.helpers.assert_refused_without_change``)."""
 
 from __future__ import annotations
 
-import copy
 from dataclasses import replace
 from typing import Any
 
-import pytest
-
 from libs.rules import registry
-from libs.rules.engine import Engine, Position
-from libs.rules.protocol import IllegalMove
 from libs.rules.speedmosaik.config import DEFAULT_CONFIG
 from libs.rules.speedmosaik.kachelwand.state import Board, KachelwandState, PatternLine
 from libs.rules.speedmosaik.kachelwand.tiles import WALL_SIZE
@@ -110,35 +105,9 @@ def with_full_bag(state: KachelwandState) -> KachelwandState:
     return replace(state, bag=tuple(tile for tile in TILE_ORDER for _ in range(counts[tile])))
 
 
-def engine() -> Engine:
-    """Return the registry's engine for Speedmosaik (the one entry point for play)."""
-    return registry.engine(RULES)
-
-
 def must_act(state: Any) -> tuple[int, ...]:
     """Return the seats that must decide in a workshop state (the module's ``pending``; no may-act seats)."""
     pending = registry.get(RULES).pending(state)
     assert all(entry.must for entry in pending)
     return tuple(entry.seat for entry in pending)
 
-
-def position(state: Any) -> Position:
-    """Return the Engine's position around a workshop state built for a test (or a Position as it is)."""
-    if isinstance(state, Position):
-        return state
-    return engine().from_state(state, state.seats)
-
-
-def engine_refusal(state: Any, seat: Any, move: Any) -> IllegalMove:
-    """Return the Engine's refusal of ``move``: apply and preview refuse it alike and nothing changes."""
-    at = position(state)
-    snapshot = copy.deepcopy(at)
-    with pytest.raises(IllegalMove) as applied:
-        engine().apply(at, seat, move)
-    with pytest.raises(IllegalMove) as previewed:
-        engine().preview(at, seat, move)
-    refused = applied.value
-    assert (previewed.value.reason, previewed.value.code) == (refused.reason, refused.code)
-    assert refused.reason.strip() and refused.code
-    assert at == snapshot
-    return refused

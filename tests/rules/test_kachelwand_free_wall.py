@@ -12,7 +12,7 @@ from libs.rules.speedmosaik.kachelwand.scoring import bonus_lines
 from libs.rules.speedmosaik.kachelwand.state import KachelwandState
 from libs.rules.speedmosaik.kachelwand.tiles import START_TILE
 from tests.rules.helpers import assert_refused_without_change
-from tests.rules.speedmosaik_builders import board, engine_refusal, free_board, lines, must_act, table
+from tests.rules.speedmosaik_builders import board, free_board, lines, must_act, table
 
 EMPTY = free_board()
 BAG = ("gelb",) * 40
@@ -128,7 +128,7 @@ def test_taking_tiles_is_refused_while_the_walls_are_tiled() -> None:
     refused = assert_refused_without_change(MODULE, after, 0, {"source": "mitte", "farbe": "blau", "reihe": 0})
     assert refused.code == "malformed"
     # Seat 1 has no column to choose: the engine refuses it like any seat without a decision.
-    refused = engine_refusal(after, 1, {"spalte": 1})
+    refused = assert_refused_without_change(MODULE, after, 1, {"spalte": 1})
     assert (refused.code, refused.reason) == ("not_your_turn", "Platz 1 ist am Zug, nicht du.")
 
 

@@ -12,7 +12,7 @@ from libs.rules.speedmosaik.kachelwand.scoring import bonus_lines, final_outcome
 from libs.rules.speedmosaik.kachelwand.state import Board
 from libs.rules.speedmosaik.kachelwand.tiles import COLOURS, START_TILE, wall_colour, wall_column
 from tests.rules.helpers import assert_refused_without_change
-from tests.rules.speedmosaik_builders import board, engine_refusal, lines, must_act, table
+from tests.rules.speedmosaik_builders import board, lines, must_act, table
 
 EMPTY = board()
 
@@ -163,7 +163,7 @@ def test_unknown_colours_factories_and_lines_are_refused() -> None:
     assert assert_refused_without_change(MODULE, state, 0, _take("schale", "lila", 1, 1)).code == "unknown_colour"
     assert assert_refused_without_change(MODULE, state, 0, _take("schale", "blau", 6, 1)).code == "no_such_line"
     assert assert_refused_without_change(MODULE, state, 0, _take("schale", "blau", 1, 6)).code == "no_such_factory"
-    refused = engine_refusal(state, 1, _take("schale", "blau", 1, 1))
+    refused = assert_refused_without_change(MODULE, state, 1, _take("schale", "blau", 1, 1))
     assert (refused.code, refused.reason) == ("not_your_turn", "Platz 1 ist am Zug, nicht du.")
 
 

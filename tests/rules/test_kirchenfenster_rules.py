@@ -20,7 +20,7 @@ from libs.rules.speedmosaik.kirchenfenster.material import (
 from libs.rules.speedmosaik.kirchenfenster.state import Board, KirchenfensterState, PendingWindow
 from tests.rules.helpers import assert_refused_without_change
 from tests.rules.kirchenfenster_builders import board, plenty_bag, strip, table
-from tests.rules.speedmosaik_builders import engine_refusal, must_act
+from tests.rules.speedmosaik_builders import must_act
 
 B, G, N, R, V = "blau", "gelb", "gruen", "rot", "violett"
 CONFIG = {"workshop": "kirchenfenster"}
@@ -201,7 +201,7 @@ def test_malformed_moves_unknown_colours_and_wrong_seats_are_refused() -> None:
         ({"source": "schale"}, "malformed"),
     ]:
         assert assert_refused_without_change(MODULE, state, 0, move).code == code
-    assert engine_refusal(state, 1, take("schale", B, 1, schale=1)).code == "not_your_turn"
+    assert assert_refused_without_change(MODULE, state, 1, take("schale", B, 1, schale=1)).code == "not_your_turn"
 
 
 # --- the breakage track ------------------------------------------------------------------------------------

@@ -18,7 +18,8 @@ from libs.rules.speedmosaik.sternpavillon.state import (
     SternpavillonState,
 )
 from libs.rules.speedmosaik.sternpavillon.tiles import BONUS_PLACES, COLOURS, WILD_ORDER, counts_of
-from tests.rules.speedmosaik_builders import engine_refusal, must_act
+from tests.rules.helpers import assert_refused_without_change
+from tests.rules.speedmosaik_builders import must_act
 from tests.rules.sternpavillon_builders import board, hand, stars, table
 
 CONFIG: Json = {"workshop": "sternpavillon"}
@@ -161,9 +162,8 @@ def test_taking_refuses_missing_colours_and_unknown_factories() -> None:
     )
     assert _refused(state, 0, {"aktion": "nehmen", "quelle": "mitte", "farbe": "schwarz"}).code == "unknown_colour"
     assert _refused(state, 0, {"aktion": "passen"}).code == "wrong_phase"
-    assert engine_refusal(state, 1, {"aktion": "nehmen", "quelle": "schale", "schale": 3, "farbe": "gelb"}).code == (
-        "not_your_turn"
-    )
+    take = {"aktion": "nehmen", "quelle": "schale", "schale": 3, "farbe": "gelb"}
+    assert assert_refused_without_change(MODULE, state, 1, take).code == "not_your_turn"
 
 
 # --- Placing -----------------------------------------------------------------------------------------------
@@ -367,7 +367,7 @@ def test_malformed_moves_are_refused() -> None:
         assert _refused(state, 0, move).code in ("malformed", "no_such_star")
     # A move that is no JSON object at all never reaches the rules: the engine refuses it.
     for shape in ("passen", None, ["aktion", "passen"]):
-        assert engine_refusal(state, 0, shape).code == "malformed"
+        assert assert_refused_without_change(MODULE, state, 0, shape).code == "malformed"
 
 
 def test_random_games_keep_all_132_tiles_and_every_score_adds_up() -> None:
