@@ -71,7 +71,7 @@ def engine_for(rules: RuleModule | Engine) -> Engine:
 class Game:
     """A game played through the Engine: every position, every (seat, move) and every step.
 
-    ``start``, ``states`` and ``final`` are the module's states (as older tests read them); ``positions``
+    ``start`` and ``states`` are the module's states (as older tests read them); ``positions``
     holds the Engine's positions, the first one included.
     """
 
@@ -86,14 +86,6 @@ class Game:
     @property
     def states(self) -> list[Any]:
         return [position.state for position in self.positions[1:]]
-
-    @property
-    def effects(self) -> list[list[Json]]:
-        return [step.effects for step in self.steps]
-
-    @property
-    def final(self) -> Any:
-        return self.positions[-1].state
 
     @property
     def final_position(self) -> Position:
