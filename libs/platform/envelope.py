@@ -9,7 +9,7 @@ from typing import Any
 import msgspec
 
 from libs.platform.canonical import canonical_json, sha256_hex
-from libs.platform.private import DigestMismatch, check_digests, redact
+from libs.platform.private import PRIVATE, DigestMismatch, check_digests, redact
 
 GENESIS = "0" * 64
 _DECODER = msgspec.json.Decoder(dict[str, Any])
@@ -68,9 +68,26 @@ def compute_hash(event: Event) -> str:
     Private parts count in their redacted form (their digest), so a copy of the log that carries other
     seats' parts only as digests has the same hashes (``libs.platform.private``).
     """
+    return _hash(event)[0]
+
+
+_PRIVATE_KEY = f'"{PRIVATE}"'.encode()
+"""How a private part's key reads in canonical JSON; data whose bytes lack it has no private part."""
+
+
+def _hash(event: Event) -> tuple[str, bool]:
+    """Return the event's hash, and whether its data may hold private parts.
+
+    Most events hold none: then the data's canonical bytes are already the redacted ones, and the walk
+    that redacts (a copy of the whole data) is skipped.
+    """
     body = {"game_id": event.game_id, "n": event.n, "type": event.type, "at": event.at, "actor": event.actor,
-            "rules": event.rules, "data": redact(event.data), "prev": event.prev}
-    return sha256_hex(canonical_json(body))
+            "rules": event.rules, "data": event.data, "prev": event.prev}
+    raw = canonical_json(body)
+    if _PRIVATE_KEY not in raw:
+        return sha256_hex(raw), False
+    body["data"] = redact(event.data)
+    return sha256_hex(canonical_json(body)), True
 
 
 def new_event(
@@ -94,10 +111,12 @@ def verify_chain(events: list[Event]) -> None:
             raise ChainBroken(f"event {expected_n} missing (found n={event.n})")
         if event.prev != prev:
             raise ChainBroken(f"event {event.n} does not link to event {event.n - 1}")
-        if compute_hash(event) != event.hash:
+        digest, may_hold_private = _hash(event)
+        if digest != event.hash:
             raise ChainBroken(f"event {event.n} was changed after it was written")
-        try:
-            check_digests(event.data)
-        except DigestMismatch as error:
-            raise ChainBroken(f"event {event.n}: a private part was changed after it was written") from error
+        if may_hold_private:
+            try:
+                check_digests(event.data)
+            except DigestMismatch as error:
+                raise ChainBroken(f"event {event.n}: a private part was changed after it was written") from error
         prev = event.hash
