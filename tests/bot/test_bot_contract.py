@@ -6,7 +6,7 @@ budgets where whole games are played; its real strength and decision times are m
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any, ClassVar
 
 import pytest
@@ -20,6 +20,7 @@ from services.bot.policies import registry as policies
 from services.bot.policies.contract import Candidate, DeterminizedPolicy, Situation
 from services.bot.policies.montecarlo import Budget, MonteCarloPolicy, place_share
 from services.bot.policies.speedmosaik import kachelwand, kirchenfenster, sternpavillon
+from tests.bot.games import Player, play
 from tests.rules.helpers import registered_plugins
 from tests.rules.speedmosaik_builders import free_board, lines, table, with_full_bag
 
@@ -31,9 +32,6 @@ QUICK = MonteCarloPolicy({
 })
 """The fallback with small budgets, so whole games stay quick in tests."""
 
-Player = Callable[[Engine, Json, int, SeededRng], Json | None]
-
-
 def fallback(level: str, policy: MonteCarloPolicy = QUICK) -> Player:
     """Return a player that is the generic fallback at ``level``, whatever policy the game has."""
     return lambda engine, view, seat, rng: policy.decide(engine, view, seat, level, rng)
@@ -43,21 +41,6 @@ def random_player(engine: Engine, view: Json, seat: int, rng: SeededRng) -> Json
     """Return a random legal move, made from the seat's view like any bot."""
     state = engine.determinize(view, seat, rng.derive("determinize"))
     return rng.choice(engine.legal_moves(engine.from_state(state, int(view["plaetze"])), seat))
-
-
-def play(engine: Engine, config: Json, players: tuple[Player, ...], seed: bytes) -> tuple[int, ...]:
-    """Play a game through the Engine; every seat that must act gets a legal move (never "Zurück")."""
-    position = engine.start(engine.normalize_config(config, len(players)), len(players), seed)
-    rng = SeededRng(seed, "bots")
-    turn = 0
-    while not engine.is_over(position):
-        seat = engine.must_act(position)[0]
-        move = players[seat](engine, engine.view(position, seat), seat, rng.derive(str(turn)))
-        assert move is not None and UNDO_KEY not in move
-        assert move in engine.legal_moves(position, seat)
-        position = engine.apply(position, seat, move).position
-        turn += 1
-    return engine.outcome(position).places
 
 
 def share_of_first(engine: Engine, config: Json, first: Player, second: Player, games: int) -> float:

@@ -9,6 +9,7 @@ from libs.rules.protocol import Json
 from libs.rules.rng import SeededRng
 from libs.rules.speedmosaik.kachelwand.tiles import JOKER
 from services.bot.policies import LEVELS, advise, decide
+from tests.bot.games import at_level, play, wins
 from tests.rules.speedmosaik_builders import board, free_board, lines, table, with_full_bag
 
 RULES = "speedmosaik@1"
@@ -16,27 +17,11 @@ RULES = "speedmosaik@1"
 
 def _play(seed: bytes, levels: tuple[str, ...], config: Json | None = None) -> tuple[int, ...]:
     """Play a whole game between bots through the Engine; every decision (columns too, any seat) must be legal."""
-    engine = registry.engine(RULES)
-    position = engine.start(engine.normalize_config(config or {}, len(levels)), len(levels), seed)
-    rng = SeededRng(seed, "bots")
-    turn = 0
-    while not engine.is_over(position):
-        seat = engine.must_act(position)[0]
-        move = decide(RULES, engine.view(position, seat), seat, levels[seat], rng.derive(f"zug-{turn}"))
-        assert move in engine.legal_moves(position, seat)
-        position = engine.apply(position, seat, move).position
-        turn += 1
-    return engine.outcome(position).places
+    return play(registry.engine(RULES), config or {}, tuple(map(at_level, levels)), seed, label="zug-")
 
 
 def _wins(first: str, second: str, games: int, config: Json | None = None) -> int:
-    wins = 0
-    for game in range(games):
-        levels = (first, second) if game % 2 == 0 else (second, first)
-        places = _play(bytes([game]) * 16, levels, config)
-        mine = levels.index(first)
-        wins += places[mine] == 1 and places[1 - mine] == 2
-    return wins
+    return wins(registry.engine(RULES), config or {}, first, second, games, seed=lambda game: bytes([game]) * 16)
 
 
 def test_normal_beats_easy_in_most_two_player_games() -> None:

@@ -5,38 +5,27 @@ from __future__ import annotations
 import pytest
 
 from libs.rules import registry
+from libs.rules.protocol import Json
 from libs.rules.rng import SeededRng
 from libs.rules.speedmosaik.kirchenfenster.state import PendingWindow
 from services.bot.policies import advise, decide
+from tests.bot.games import at_level, play, wins
 from tests.rules.kirchenfenster_builders import board, strip, table, with_consistent_bag
 
 RULES = "speedmosaik@1"
 B, G, N, R, V = "blau", "gelb", "gruen", "rot", "violett"
 
 
+def _config(palace: str) -> Json:
+    return {"workshop": "kirchenfenster", "palace": palace}
+
+
 def _play(seed: bytes, levels: tuple[str, ...], palace: str = "saeulen") -> tuple[int, ...]:
-    engine = registry.engine(RULES)
-    config = engine.normalize_config({"workshop": "kirchenfenster", "palace": palace}, len(levels))
-    position = engine.start(config, len(levels), seed)
-    rng = SeededRng(seed, "bots")
-    turn = 0
-    while not engine.is_over(position):
-        seat = engine.must_act(position)[0]
-        move = decide(RULES, engine.view(position, seat), seat, levels[seat], rng.derive(f"zug-{turn}"))
-        assert move in engine.legal_moves(position, seat)
-        position = engine.apply(position, seat, move).position
-        turn += 1
-    return engine.outcome(position).places
+    return play(registry.engine(RULES), _config(palace), tuple(map(at_level, levels)), seed, label="zug-")
 
 
 def _wins(better: str, worse: str, games: int, palace: str = "saeulen") -> int:
-    wins = 0
-    for game in range(games):
-        levels = (better, worse) if game % 2 == 0 else (worse, better)
-        places = _play(bytes([game, 7]) * 8, levels, palace)
-        mine = levels.index(better)
-        wins += places[mine] == 1 and places[1 - mine] == 2
-    return wins
+    return wins(registry.engine(RULES), _config(palace), better, worse, games, seed=lambda game: bytes([game, 7]) * 8)
 
 
 def test_normal_beats_easy_in_most_two_player_games() -> None:

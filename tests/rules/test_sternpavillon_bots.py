@@ -5,10 +5,12 @@ from __future__ import annotations
 import pytest
 
 from libs.rules import registry
+from libs.rules.engine import Engine
 from libs.rules.protocol import Json
 from libs.rules.rng import SeededRng
 from libs.rules.speedmosaik.sternpavillon.state import PHASE_BONUS, PHASE_KEEP, PHASE_PLACE
 from services.bot.policies import LEVELS, advise, decide
+from tests.bot.games import Player, at_level, play, wins
 from tests.rules.sternpavillon_builders import board, hand, stars, with_full_bag
 from tests.rules.sternpavillon_builders import table as bare_table
 
@@ -22,20 +24,17 @@ def table(*args: object, **kwargs: object) -> object:
 
 
 def _play(seed: bytes, levels: tuple[str, ...]) -> tuple[tuple[int, ...], set[str]]:
-    engine = registry.engine(RULES)
-    position = engine.start(engine.normalize_config(CONFIG, len(levels)), len(levels), seed)
-    rng = SeededRng(seed, "bots")
     phases: set[str] = set()
-    turn = 0
-    while not engine.is_over(position):
-        seat = engine.must_act(position)[0]
-        view = engine.view(position, seat)
-        phases.add(view["phase"])
-        move = decide(RULES, view, seat, levels[seat], rng.derive(f"zug-{turn}"))
-        assert move in engine.legal_moves(position, seat)
-        position = engine.apply(position, seat, move).position
-        turn += 1
-    return engine.outcome(position).places, phases
+
+    def watched(level: str) -> Player:
+        def player(engine: Engine, view: Json, seat: int, rng: SeededRng) -> Json | None:
+            phases.add(view["phase"])
+            return at_level(level)(engine, view, seat, rng)
+
+        return player
+
+    places = play(registry.engine(RULES), CONFIG, tuple(map(watched, levels)), seed, label="zug-")
+    return places, phases
 
 
 def test_every_level_plays_a_whole_four_player_game_with_legal_moves_only() -> None:
@@ -45,13 +44,7 @@ def test_every_level_plays_a_whole_four_player_game_with_legal_moves_only() -> N
 
 
 def test_normal_beats_easy_in_most_two_player_games() -> None:
-    wins = 0
-    for game in range(20):
-        levels = ("normal", "easy") if game % 2 == 0 else ("easy", "normal")
-        places, _ = _play(bytes([game]) * 16, levels)
-        normal = levels.index("normal")
-        wins += places[normal] == 1 and places[1 - normal] == 2
-    assert wins >= 14
+    assert wins(registry.engine(RULES), CONFIG, "normal", "easy", 20, seed=lambda game: bytes([game]) * 16) >= 14
 
 
 @pytest.mark.parametrize("level", LEVELS)
