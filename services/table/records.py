@@ -162,6 +162,15 @@ def _clocks_after(position: Position, event: Event,
         for seat, decision in enumerate(position.decisions))
 
 
+def seats_of(started: Event) -> tuple[Seat, ...]:
+    """Return who sits where, from a game's GameStarted (no need to set the game up)."""
+    return tuple(
+        Seat(index=i, name=seat["name"], kind=seat["kind"], player_id=seat.get("player_id"),
+             level=seat.get("level"), account=seat.get("account"))
+        for i, seat in enumerate(started.data["seats"])
+    )
+
+
 def begin(stored: StoredEvent) -> GameRecord:
     """Return the record of a game from its first event, GameStarted."""
     event = stored.event
@@ -169,11 +178,7 @@ def begin(stored: StoredEvent) -> GameRecord:
         raise CorruptLog(f"game {event.game_id}: the log does not begin with GameStarted")
     engine = registry.engine(event.rules)
     data = event.data
-    seats = tuple(
-        Seat(index=i, name=seat["name"], kind=seat["kind"], player_id=seat.get("player_id"),
-             level=seat.get("level"), account=seat.get("account"))
-        for i, seat in enumerate(data["seats"])
-    )
+    seats = seats_of(event)
     position = engine.start(data["settings"], len(seats), bytes.fromhex(opened(data["seed"])))
     return GameRecord(game_id=event.game_id, engine=engine, started=event, seats=seats, position=position,
                       last_seq=stored.seq, n=1, last_hash=event.hash, clocks=_clocks_after(position, event))

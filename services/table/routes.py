@@ -22,7 +22,7 @@ from libs.platform.service import CurrentPlayer, Runtime, RuntimeDep
 from libs.rules import IllegalMove
 from services.table import metrics
 from services.table.games import Games
-from services.table.records import CorruptLog, GameRecord, replay
+from services.table.records import CorruptLog, GameRecord, replay, seats_of
 from services.table.views import game_view, public_event
 
 router = APIRouter(prefix="/games", tags=["games"])
@@ -116,7 +116,7 @@ async def master_advice(game_id: str, player: CurrentPlayer, runtime: RuntimeDep
 
 
 @router.get("/{game_id}/events")
-async def read_log(game_id: str, runtime: RuntimeDep, request: Request,
+async def read_log(game_id: str, runtime: RuntimeDep,
                    authorization: Annotated[str | None, Header()] = None) -> dict[str, Any]:
     """The game's log for replays and audits: complete once the game has ended, redacted before."""
     events = await _games(runtime).events(game_id)
@@ -124,8 +124,8 @@ async def read_log(game_id: str, runtime: RuntimeDep, request: Request,
     viewer = None
     if authorization:
         identity = _identity_from(runtime, authorization.removeprefix("Bearer ").strip())
-        seat = replay(events[:1]).seat_of(identity.player_id)
-        viewer = seat.index if seat else None
+        viewer = next((seat.index for seat in seats_of(events[0].event) if seat.player_id == identity.player_id),
+                      None)
     return {"game_id": game_id, "ended": is_ended,
             "events": [public_event(stored.event, viewer, is_ended) for stored in events]}
 
