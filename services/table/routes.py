@@ -9,13 +9,14 @@ from typing import Annotated, Any
 import msgspec
 from fastapi import APIRouter, Header, HTTPException, Query, Request
 from fastapi.responses import StreamingResponse
+from nats.aio.msg import Msg
 from nats.js.api import ConsumerConfig, DeliverPolicy
 from pydantic import BaseModel, Field
 
 from libs.platform.auth import Identity, InvalidToken, verify_token
 from libs.platform.contracts.commands import ADVISE, AdviseRequest
 from libs.platform.contracts.subjects import game_subject
-from libs.platform.envelope import ChainBroken, EventType, verify_chain
+from libs.platform.envelope import ChainBroken, Event, EventType, verify_chain
 from libs.platform.responses import JsonBody
 from libs.platform.rpc import call
 from libs.platform.service import CurrentPlayer, Runtime, RuntimeDep
@@ -164,10 +165,10 @@ async def live_updates(game_id: str, runtime: RuntimeDep, request: Request,
 
 async def _stream(runtime: Runtime, games: Games, record: GameRecord, viewer: int | None,
                   request: Request) -> AsyncIterator[bytes]:
-    queue: asyncio.Queue[int] = asyncio.Queue()
+    queue: asyncio.Queue[Msg] = asyncio.Queue()
 
-    async def on_event(msg: Any) -> None:
-        await queue.put(int(msg.metadata.sequence.stream))
+    async def on_event(msg: Msg) -> None:
+        await queue.put(msg)
 
     subscription = await runtime.js.subscribe(
         game_subject(record.game_id), ordered_consumer=True, cb=on_event,
@@ -178,15 +179,16 @@ async def _stream(runtime: Runtime, games: Games, record: GameRecord, viewer: in
         yield _sse("update", game_view(record, viewer), record.n)
         while record.ended is None:
             try:
-                await asyncio.wait_for(queue.get(), timeout=15.0)
+                msg = await asyncio.wait_for(queue.get(), timeout=15.0)
             except TimeoutError:
                 if await request.is_disconnected():
                     return
                 yield b": keep-alive\n\n"
                 continue
-            while not queue.empty():
-                queue.get_nowait()
-            latest = await games.load(record.game_id)
+            while not queue.empty():  # only the newest event matters: the view shows the game after it
+                msg = queue.get_nowait()
+            # The delivered event is folded onto the cached game (no read of the log when it is one behind).
+            latest = await games.at_event(Event.decode(msg.data), int(msg.metadata.sequence.stream))
             if latest.n > record.n:
                 record = latest
                 yield _sse("update", game_view(record, viewer), record.n)
