@@ -222,13 +222,10 @@ def divide_pot(total: int, humans: Sequence[HumanSeat], table: str) -> PotDivisi
 
 
 async def settle_pot(session: AsyncSession, ended: Event, pot: Booking) -> Booking | None:
-    """Pay out the game's pot as `divide_pot` says, once per game; None when the pot is empty.
+    """Pay out the game's pot as `divide_pot` says (once per game: the payout's key); None when it is empty.
 
-    Raises ContractError for a malformed `GameEnded`.
+    `settle_game` has looked for an earlier payout already. Raises ContractError for a malformed `GameEnded`.
     """
-    existing = await find_booking(session, payout_key(ended.game_id))
-    if existing is not None:
-        return replace(existing, is_duplicate=True)
     pot_id = pot_account(ended.game_id)
     total = sum(amount for account, amount in pot.postings if account == pot_id)
     payload = GameEnded.of(ended)
