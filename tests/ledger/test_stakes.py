@@ -130,13 +130,18 @@ async def ledger_has_read_every_game_event(nc: NatsClient, timeout: float = 15.0
     await facts_are_read(nc.jetstream(), LEDGER_GAMES_DURABLE, timeout)
 
 
-async def play(nc: NatsClient, table_id: str, seats: list[dict[str, Any]], stake: int, places: list[int],
-               left: Sequence[int] = ()) -> GameLog:
-    """Hold every registered human's stake, then start, (leave,) and end the game; wait for the ledger."""
+async def seated(nc: NatsClient, table_id: str, seats: list[dict[str, Any]], stake: int) -> GameLog:
+    """Hold every registered human's stake (in seat order) and return the game's log, not started yet."""
     for seat in seats:
         if seat["kind"] == "human" and seat["account"] == "registered":
             await hold(nc, table_id, seat["player_id"], stake)
-    game = GameLog(nc, table_id, seats, stake)
+    return GameLog(nc, table_id, seats, stake)
+
+
+async def play(nc: NatsClient, table_id: str, seats: list[dict[str, Any]], stake: int, places: list[int],
+               left: Sequence[int] = ()) -> GameLog:
+    """Hold every registered human's stake, then start, (leave,) and end the game; wait for the ledger."""
+    game = await seated(nc, table_id, seats, stake)
     await game.start()
     for index in left:
         await game.leave(index)
@@ -215,10 +220,8 @@ async def test_the_start_moves_the_seated_humans_holds_into_the_pot(
         ledger: httpx.AsyncClient, nc: NatsClient, sessions: Sessions, funded_wallet: FundedWallet) -> None:
     anna, bert = await funded_wallet(500), await funded_wallet(500)
     table_id = new_table_id()
-    await hold(nc, table_id, anna, 100)
-    await hold(nc, table_id, bert, 100)
-    game = GameLog(nc, table_id, [human(anna), human(f"g-{uuid.uuid4().hex[:8]}", "guest"), human(bert),
-                                  computer(1)], stake=100)
+    game = await seated(nc, table_id, [human(anna), human(f"g-{uuid.uuid4().hex[:8]}", "guest"), human(bert),
+                                       computer(1)], stake=100)
 
     await game.start()
     await ledger_has_read_every_game_event(nc)
@@ -331,9 +334,7 @@ async def test_an_end_seen_before_its_start_still_pays_and_the_late_start_takes_
         ledger: httpx.AsyncClient, nc: NatsClient, sessions: Sessions, funded_wallet: FundedWallet) -> None:
     anna, bert = await funded_wallet(100), await funded_wallet(100)
     table_id = new_table_id()
-    await hold(nc, table_id, anna, 10)
-    await hold(nc, table_id, bert, 10)
-    game = GameLog(nc, table_id, [human(anna), human(bert)], stake=10)
+    game = await seated(nc, table_id, [human(anna), human(bert)], stake=10)
     started = game.next_event(EventType.GAME_STARTED, game.started_data())
     game.events.append(started)
     ended = game.next_event(EventType.GAME_ENDED, game.ended_data([2, 1]))
@@ -357,9 +358,7 @@ async def test_an_end_fact_before_its_start_fact_pays_from_the_start_in_the_log(
         ledger: httpx.AsyncClient, nc: NatsClient, sessions: Sessions, funded_wallet: FundedWallet) -> None:
     anna, bert = await funded_wallet(100), await funded_wallet(100)
     table_id = new_table_id()
-    await hold(nc, table_id, anna, 20)
-    await hold(nc, table_id, bert, 20)
-    game = GameLog(nc, table_id, [human(anna), human(bert)], stake=20)
+    game = await seated(nc, table_id, [human(anna), human(bert)], stake=20)
     # GameStarted is in the log, but its copy on GAME_FACTS is not out yet when the end's copy arrives.
     await game.append(EventType.GAME_STARTED, game.started_data(), copy_fact=False)
     await game.end([1, 2])

@@ -34,9 +34,8 @@ def json_roundtrip(value: Any) -> Any:
 
 
 def configs_of(module: RuleModule) -> list[Json]:
-    """Return the valid configs a module declares (default config if it declares none)."""
-    declared = getattr(module, "valid_configs", None)
-    return list(declared()) if declared is not None else [{}]
+    """Return the valid configs a module declares (``valid_configs`` is part of the protocol)."""
+    return list(module.valid_configs())
 
 
 @contextmanager
