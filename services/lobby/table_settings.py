@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from libs.platform import table_options as options
 from libs.platform.table_options import DEFAULT_THINK_TIME, NO_CLOCK
@@ -12,6 +13,8 @@ from libs.rules.registry import UnknownRules
 from services.lobby.errors import invalid
 
 PLATFORM_KEYS = ("tempo", "think_time", "stake", "turbo")
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -41,10 +44,10 @@ def validate_settings(game: str, raw: dict[str, Any] | None, seats: int, *, is_s
         game=game,
         rules_id=rule_module(game).rules_id,
         game_settings=normalize_game_settings(game, raw, seats),
-        tempo=_tempo(platform.get("tempo", "normal")),
-        think_time=_think_time(platform.get("think_time", DEFAULT_THINK_TIME)),
-        stake=_stake(platform.get("stake", 0), is_solo=is_solo),
-        turbo=_turbo(platform.get("turbo", False), is_solo=is_solo),
+        tempo=_checked(options.tempo, platform.get("tempo", "normal")),
+        think_time=_checked(options.think_time, platform.get("think_time", DEFAULT_THINK_TIME)),
+        stake=_checked(options.stake, platform.get("stake", 0), is_solo=is_solo),
+        turbo=_checked(options.turbo, platform.get("turbo", False), is_solo=is_solo),
     )
 
 
@@ -66,28 +69,12 @@ def rule_module(game: str) -> Any:
 
 def check_bot_level(level: str) -> str:
     """Return `level` if computers can play at it, else refuse."""
-    return str(_checked(options.bot_level, level))
+    return _checked(options.bot_level, level)
 
 
-def _checked(check: Any, value: Any, **flags: bool) -> Any:
+def _checked(check: Callable[..., T], value: object, **flags: bool) -> T:
+    """Return what the platform's option check returns; its refusal becomes the lobby's 422."""
     try:
         return check(value, **flags)
     except options.InvalidTableOption as error:
         raise invalid(error.reason, error.code) from error
-
-
-def _tempo(value: Any) -> str:
-    return str(_checked(options.tempo, value))
-
-
-def _think_time(value: Any) -> int | None:
-    result: int | None = _checked(options.think_time, value)
-    return result
-
-
-def _stake(value: Any, *, is_solo: bool) -> int:
-    return int(_checked(options.stake, value, is_solo=is_solo))
-
-
-def _turbo(value: Any, *, is_solo: bool) -> bool:
-    return bool(_checked(options.turbo, value, is_solo=is_solo))
