@@ -44,7 +44,6 @@ async def run_pull_consumer(
     subscription = await js.pull_subscribe(subject, durable=durable, stream=stream, config=config)
     running: set[asyncio.Task[None]] = set()
     room = asyncio.Event()
-    room.set()
 
     async def handle(msg: Msg) -> None:
         token = correlation_id.set((msg.headers or {}).get(CORRELATION_HEADER))
@@ -63,21 +62,19 @@ async def run_pull_consumer(
 
     try:
         while True:
-            await room.wait()
-            want = concurrency - len(running)
-            if want <= 0:  # late messages of an earlier fetch can fill every slot: wait for room first
+            # A fetch may hand over more than it asked for (late messages of an earlier fetch), so the
+            # slots can be overfull: wait until one is free, never ask for a batch of zero.
+            while len(running) >= concurrency:
                 room.clear()
-                continue
+                await room.wait()
             try:
-                messages = await subscription.fetch(want, timeout=1.0)
+                messages = await subscription.fetch(concurrency - len(running), timeout=1.0)
             except (NatsTimeout, TimeoutError):  # an idle fetch ends in either, depending on where it waited
                 continue
             for msg in messages:
                 task = asyncio.create_task(handle(msg))
                 running.add(task)
                 task.add_done_callback(finished)
-            if len(running) >= concurrency:
-                room.clear()
     finally:
         for task in running:
             task.cancel()
