@@ -71,7 +71,7 @@ from nats.aio.msg import Msg
 from libs.devservers.nats_server import NatsServer
 from libs.devservers.ports import free_port
 from libs.devservers.postgres_server import PostgresServer
-from libs.devservers.processes import REPO_ROOT, SERVICES, ServiceProcess
+from libs.devservers.processes import REPO_ROOT, SERVICES, ServiceProcess, stop_process
 from libs.platform.auth import Identity, PlayerKind, issue_token
 from libs.platform.contracts.commands import (
     MAKE_MOVE,
@@ -201,13 +201,11 @@ class Stack:
         pids: dict[str, list[int]] = {"bench client": [os.getpid()]}
         if self.responder is not None:
             pids["bare responder"] = [self.responder.pid]
-        process = getattr(self.nats, "_process", None)
-        if process is not None:
-            pids["nats-server"] = [process.pid]
+        if self.nats.pid is not None:
+            pids["nats-server"] = [self.nats.pid]
         for name, service in self.services.items():
-            process = getattr(service, "_process", None)
-            if process is not None:
-                pids[name] = [process.pid]
+            if service.pid is not None:
+                pids[name] = [service.pid]
         try:
             postmaster = int((self.postgres.data_dir / "postmaster.pid").read_text().split()[0])
             pids["postgres"] = [postmaster, *_children(postmaster)]
@@ -219,13 +217,8 @@ class Stack:
         for service in reversed(list(self.services.values())):
             with contextlib.suppress(Exception):
                 service.stop()
-        if self.responder is not None and self.responder.poll() is None:
-            self.responder.terminate()
-            try:
-                self.responder.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.responder.kill()
-                self.responder.wait()
+        if self.responder is not None:
+            stop_process(self.responder, timeout=10)
         with contextlib.suppress(Exception):
             self.postgres.stop()
         with contextlib.suppress(Exception):

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from libs.devservers.ports import free_port, wait_for_port
+from libs.devservers.processes import stop_process
 
 
 def nats_server_binary() -> str:
@@ -55,14 +56,14 @@ class NatsServer:
         wait_for_port(self.port)
         return self
 
+    @property
+    def pid(self) -> int | None:
+        """The server's process id while started, else None."""
+        return None if self._process is None else self._process.pid
+
     def stop(self) -> None:
         """Stop the server gracefully (JetStream flushes its store)."""
         if self._process is None:
             return
-        self._process.terminate()
-        try:
-            self._process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self._process.kill()
-            self._process.wait()
+        stop_process(self._process, timeout=10)
         self._process = None

@@ -61,6 +61,11 @@ class ServiceProcess:
             time.sleep(0.1)
         raise TimeoutError(f"service {self.name} not ready after {timeout} s")
 
+    @property
+    def pid(self) -> int | None:
+        """The process id while started, else None."""
+        return None if self._process is None else self._process.pid
+
     def is_running(self) -> bool:
         return self._process is not None and self._process.poll() is None
 
@@ -68,13 +73,18 @@ class ServiceProcess:
         """Stop the process: SIGTERM for a graceful stop, SIGKILL when `kill` (a crash)."""
         if self._process is None:
             return
-        if kill:
-            self._process.kill()
-        else:
-            self._process.terminate()
-        try:
-            self._process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            self._process.kill()
-            self._process.wait()
+        stop_process(self._process, timeout=15, kill=kill)
         self._process = None
+
+
+def stop_process(process: subprocess.Popen[bytes], timeout: float, kill: bool = False) -> None:
+    """Stop a child and wait for it: SIGTERM (SIGKILL when `kill`), SIGKILL if it still runs after `timeout` s."""
+    if kill:
+        process.kill()
+    else:
+        process.terminate()
+    try:
+        process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
