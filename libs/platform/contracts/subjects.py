@@ -6,6 +6,8 @@ message on each subject is a contract in `events`, `commands` or `messages` besi
 
 from __future__ import annotations
 
+from libs.platform.envelope import EventType
+
 # ---- JetStream streams --------------------------------------------------------------------------------
 GAMES_STREAM = "GAMES"
 """Every game's event log (the source of truth); one subject per game."""
@@ -95,9 +97,12 @@ def bot_turn_msg_id(game_id: str, n: int, seat: int) -> str:
     return f"{game_id}:{n}:{seat}"
 
 
+_FACT_SUBJECTS = {EventType.GAME_STARTED: GAME_STARTED_FACT, EventType.GAME_ENDED: GAME_ENDED_FACT}
+
+
 def game_fact_subject(event_type: str) -> str | None:
     """Where the copy of an event of `event_type` goes on GAME_FACTS, None for events that are not facts."""
-    return {"GameStarted": GAME_STARTED_FACT, "GameEnded": GAME_ENDED_FACT}.get(event_type)
+    return _FACT_SUBJECTS.get(event_type)
 
 
 def game_fact_msg_id(game_id: str, n: int) -> str:
