@@ -7,11 +7,10 @@ from dataclasses import replace
 from typing import Any
 
 from libs.rules import registry
-from libs.rules.speedmosaik.config import DEFAULT_CONFIG
+from libs.rules.speedmosaik.displays import FACTORIES_PER_SEATS
 from libs.rules.speedmosaik.kachelwand.state import Board, KachelwandState, PatternLine
 from libs.rules.speedmosaik.kachelwand.tiles import WALL_SIZE
 
-CONFIG = tuple(DEFAULT_CONFIG.items())
 RULES = "speedmosaik@1"
 LETTERS = {"B": "blau", "G": "gelb", "R": "rot", "S": "schwarz", "T": "tuerkis"}
 
@@ -77,7 +76,7 @@ def table(
 
     ``wall_kind`` and ``jokers`` set the Kachelwand options ("frei" needs boards from ``free_board``).
     """
-    count = {2: 5, 3: 7, 4: 9}[len(boards)]
+    count = FACTORIES_PER_SEATS[len(boards)]
     config = (("workshop", "kachelwand"), ("wall", wall_kind), ("jokers", jokers))
     return KachelwandState(
         config=config,

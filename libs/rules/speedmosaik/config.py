@@ -24,8 +24,6 @@ OPTION_NAMES: dict[str, str] = {"workshop": "Werkstatt", "wall": "Wand", "jokers
 NOT_YET_PLAYABLE: dict[tuple[str, str, str], str] = {}
 """Options that are described but not yet playable in this rules version, with the reason a player reads."""
 
-DEFAULT_CONFIG: dict[str, str] = {"workshop": "kachelwand", "wall": "fest", "jokers": "ohne"}
-
 MIN_SEATS = 2
 MAX_SEATS = 4
 

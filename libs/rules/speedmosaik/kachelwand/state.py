@@ -5,12 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from libs.rules.protocol import ComputationLine
+from libs.rules.speedmosaik.config import OPTIONS
 from libs.rules.speedmosaik.kachelwand.tiles import WALL_SIZE
 
 WallColours = tuple[tuple[str | None, ...], ...]
 
-OPTION_DEFAULTS: dict[str, str] = {"wall": "fest", "jokers": "ohne"}
-"""A setting's value when a (hand-built) config does not name it."""
+OPTION_DEFAULTS: dict[str, str] = {key: values[0] for key, values in OPTIONS["kachelwand"].items()}
+"""A setting's value when a (hand-built) config does not name it: the first value of each option."""
 
 EMPTY_WALL_COLOURS: WallColours = tuple(tuple(None for _ in range(WALL_SIZE)) for _ in range(WALL_SIZE))
 
