@@ -666,40 +666,47 @@ async def start_human_game(nc: NatsClient) -> tuple[str, list[str]]:
     return game_id, players
 
 
+async def play_over_nats(nc: NatsClient, window: Window | None = None) -> str | None:
+    """Start a game of two human seats and play it over NATS as its players would; return its id once it ended.
+
+    With a window: stop when the window does (return None) and record every turn inside it.
+    """
+    game_id, players = await start_human_game(nc)
+    rng = SeededRng(game_id.encode(), "bench")
+    seat = 0
+    while window is None or not window.stopping:
+        began = time.perf_counter()
+        view = await call(nc, VIEW_GAME, ViewGame(game_id=game_id, seat=seat))
+        if view["status"] != "running":
+            return game_id
+        if seat not in view["to_move"]:
+            seat = view["to_move"][0]  # a new round begins with whoever took the first tile
+            view = await call(nc, VIEW_GAME, ViewGame(game_id=game_id, seat=seat))
+        move = choose(view, rng)
+        sent = time.perf_counter()
+        await call(nc, MAKE_MOVE, MakeMove(game_id=game_id, seat=seat, move=move, actor=players[seat],
+                                           chosen_by="player", expected_n=view["n"]))
+        done = time.perf_counter()
+        if window is not None:
+            window.record(time.monotonic(), done - began, done - sent)
+        seat = 1 - seat
+    return None
+
+
 async def nats_scenario(bench: Bench, games: int) -> dict[str, Any]:
     window = Window(warmup=bench.options.warmup, seconds=bench.options.seconds)
-    nc = bench.nc
-
-    async def view_of(game_id: str, seat: int) -> dict[str, Any]:
-        return await call(nc, VIEW_GAME, ViewGame(game_id=game_id, seat=seat))
 
     async def player() -> None:
         while not window.stopping:
             try:
-                game_id, players = await start_human_game(nc)
-                rng = SeededRng(game_id.encode(), "bench")
-                seat = 0
-                while not window.stopping:
-                    began = time.perf_counter()
-                    view = await view_of(game_id, seat)
-                    if view["status"] != "running":
-                        bench.finished.append(game_id)
-                        break
-                    if seat not in view["to_move"]:
-                        seat = view["to_move"][0]  # a new round begins with whoever took the first tile
-                        view = await view_of(game_id, seat)
-                    move = choose(view, rng)
-                    sent = time.perf_counter()
-                    await call(nc, MAKE_MOVE, MakeMove(game_id=game_id, seat=seat, move=move, actor=players[seat],
-                                                       chosen_by="player", expected_n=view["n"]))
-                    done = time.perf_counter()
-                    window.record(time.monotonic(), done - began, done - sent)
-                    seat = 1 - seat
+                game_id = await play_over_nats(bench.nc, window)
+                if game_id is not None:
+                    bench.finished.append(game_id)
             except (CommandRefused, nats.errors.Error) as error:
                 window.error(error)
                 await asyncio.sleep(0.05)
 
-    followup = LagSampler(nc, followup_lag)
+    followup = LagSampler(bench.nc, followup_lag)
     result = await measure(bench, window, [player() for _ in range(games)], [followup])
     return {"games": games, **_moves_summary(window), **followup.summary("followup"), **result}
 
@@ -865,17 +872,8 @@ async def ensure_finished(bench: Bench, wanted: int) -> None:
     async def player() -> None:
         while queue:
             queue.pop()
-            game_id, players = await start_human_game(bench.nc)
-            rng = SeededRng(game_id.encode(), "bench")
-            while True:
-                view = await call(bench.nc, VIEW_GAME, ViewGame(game_id=game_id, seat=0))
-                if view["status"] != "running":
-                    break
-                seat = view["to_move"][0]
-                view = await call(bench.nc, VIEW_GAME, ViewGame(game_id=game_id, seat=seat))
-                await call(bench.nc, MAKE_MOVE, MakeMove(game_id=game_id, seat=seat, move=choose(view, rng),
-                                                         actor=players[seat], chosen_by="player",
-                                                         expected_n=view["n"]))
+            game_id = await play_over_nats(bench.nc)
+            assert game_id is not None  # without a window the game is played to its end
             bench.finished.append(game_id)
 
     await asyncio.gather(*(player() for _ in range(min(20, missing))))
