@@ -10,17 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from libs.rules.speedmosaik.kachelwand.state import Board, WallColours
-from libs.rules.speedmosaik.kachelwand.tiles import WALL_SIZE, wall_colour, wall_column
+from libs.rules.speedmosaik.kachelwand.tiles import WALL_SIZE, wall_column
 
 FullLine = tuple[int, str]
 """A full pattern line waiting for the wall: (0-based row, colour)."""
-
-
-def cell_colour(board: Board, row: int, column: int) -> str | None:
-    """Return the colour hanging at (row, column), or None if the cell is empty."""
-    if board.wall_colours is not None:
-        return board.wall_colours[row][column]
-    return wall_colour(row, column) if board.wall[row][column] else None
 
 
 def row_has_colour(board: Board, row: int, colour: str) -> bool:
