@@ -42,13 +42,18 @@ async def append_as_table(js: JetStreamContext, event: Event, *, copy_fact: bool
 
 async def facts_are_read(js: JetStreamContext, durable: str, timeout: float = 15.0) -> None:
     """Wait until the durable consumer `durable` on GAME_FACTS has acknowledged every fact it filters."""
+    await consumer_is_done(js, GAME_FACTS_STREAM, durable, timeout)
+
+
+async def consumer_is_done(js: JetStreamContext, stream: str, durable: str, timeout: float = 15.0) -> None:
+    """Wait until the durable consumer `durable` on `stream` has acknowledged every message it filters."""
     deadline = time.monotonic() + timeout
     while True:
         try:
-            info = await js.consumer_info(GAME_FACTS_STREAM, durable)
+            info = await js.consumer_info(stream, durable)
             if info.num_pending == 0 and info.num_ack_pending == 0:
                 return
         except NotFoundError:  # the service creates its consumer moments after it starts
             pass
-        assert time.monotonic() < deadline, f"{durable} did not read the game facts in time"
+        assert time.monotonic() < deadline, f"{durable} did not read {stream} in time"
         await asyncio.sleep(0.05)

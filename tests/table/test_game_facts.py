@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import time
 
 from nats.aio.client import Client as NatsClient
 from nats.js.api import RawStreamMsg
@@ -25,17 +24,7 @@ from libs.platform.settings import Settings
 from services.bot.app import create_app as create_bot_app
 from services.table.app import create_app as create_table_app
 from tests.conftest import running_app
-
-
-async def follow_up_is_done(nc: NatsClient, timeout: float = 15.0) -> None:
-    """Wait until the table's follow-up has acknowledged every event of every game."""
-    deadline = time.monotonic() + timeout
-    while True:
-        info = await nc.jetstream().consumer_info(GAMES_STREAM, TABLE_FOLLOWUP_DURABLE)
-        if info.num_pending == 0 and info.num_ack_pending == 0:
-            return
-        assert time.monotonic() < deadline, "the table's follow-up did not finish"
-        await asyncio.sleep(0.05)
+from tests.game_facts import consumer_is_done
 
 
 async def stored_log(nc: NatsClient, game_id: str) -> list[RawStreamMsg]:
@@ -78,7 +67,7 @@ async def test_a_finished_game_puts_exactly_its_start_and_end_on_game_facts_and_
             if (await table.get(f"/games/{game_id}")).json()["status"] == "ended":
                 break
             await asyncio.sleep(0.05)
-        await follow_up_is_done(nc)
+        await consumer_is_done(js, GAMES_STREAM, TABLE_FOLLOWUP_DURABLE)  # the table's follow-up
 
     log = await stored_log(nc, game_id)
     types = [Event.decode(stored.data or b"").type for stored in log]
