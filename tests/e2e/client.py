@@ -6,7 +6,7 @@ import asyncio
 import json
 import random
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -64,21 +64,28 @@ class PlayerClient:
 
     def live(self, game_id: str, timeout: float = 120.0) -> Iterator[dict[str, Any]]:
         """Yield this player's view after every event of the game, from the live stream, until it ends."""
-        deadline = time.monotonic() + timeout
         with httpx.stream("GET", f"{self.table}/games/{game_id}/live", params={"token": self.token},
                           timeout=httpx.Timeout(30.0)) as stream:
+            yield from live_views(stream.iter_lines(), deadline=time.monotonic() + timeout)
+
+
+def live_views(lines: Iterable[str], deadline: float | None = None) -> Iterator[dict[str, Any]]:
+    """Yield every view a live stream's server-sent events carry, until the game has ended.
+
+    With `deadline` (a `time.monotonic()` value), raise TimeoutError once it passes (keep-alives included).
+    """
+    data = ""
+    for line in lines:
+        if deadline is not None and time.monotonic() > deadline:
+            raise TimeoutError("game did not end in time")
+        if line.startswith("data: "):
+            data = line[6:]
+        elif line == "" and data:
+            view = json.loads(data)
             data = ""
-            for line in stream.iter_lines():
-                if time.monotonic() > deadline:
-                    raise TimeoutError("game did not end in time")
-                if line.startswith("data: "):
-                    data = line[6:]
-                elif line == "" and data:
-                    view = json.loads(data)
-                    data = ""
-                    yield view
-                    if view["status"] == "ended":
-                        return
+            yield view
+            if view["status"] == "ended":
+                return
 
 
 def wait_for(check: Any, timeout: float = 30.0, interval: float = 0.1) -> Any:

@@ -8,7 +8,6 @@ think time (plus 10 s grace) runs out after about 5 s.
 
 from __future__ import annotations
 
-import json
 import threading
 import uuid
 from collections.abc import Iterator
@@ -21,7 +20,7 @@ from libs.devservers.processes import SERVICES
 from libs.platform.envelope import Event, EventType, verify_chain
 from libs.platform.private import PRIVATE, reveal_for
 from tests.conftest import Infrastructure, Platform, running_platform
-from tests.e2e.client import read_log, wait_for
+from tests.e2e.client import live_views, read_log, wait_for
 
 PLUGIN = "tests.rules.tinygame"
 
@@ -86,16 +85,7 @@ class LiveRecorder(threading.Thread):
 
     def run(self) -> None:
         with httpx.stream("GET", self.url, params={"token": self.token}, timeout=httpx.Timeout(60.0)) as stream:
-            data = ""
-            for line in stream.iter_lines():
-                if line.startswith("data: "):
-                    data = line[6:]
-                elif line == "" and data:
-                    view = json.loads(data)
-                    data = ""
-                    self.views.append(view)
-                    if view["status"] == "ended":
-                        return
+            self.views.extend(live_views(stream.iter_lines()))
 
 
 def hidden_from(seat: int, value: Any) -> list[Any]:
