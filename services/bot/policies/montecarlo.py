@@ -96,12 +96,10 @@ playouts are noisy, and by how much a move wins or loses tells more than whether
 
 @dataclass(frozen=True)
 class Estimate:
-    """A candidate's playouts: how many, their mean share of places ahead and margin, the round it reached."""
+    """What the advice says of a candidate: how many playouts it had and its mean share of places ahead."""
 
     playouts: int
     share: float
-    margin: float
-    rounds: int
 
 
 @dataclass(frozen=True)
@@ -175,9 +173,9 @@ class _Tally:
         scale = max(self.spread / self.playouts, 1.0) if self.playouts else 1.0
         return (self.shares[index] + MARGIN_WEIGHT * self.margins[index] / scale) / count
 
-    def estimate(self, index: int, rounds: int) -> Estimate:
+    def estimate(self, index: int) -> Estimate:
         count = self.counts[index]
-        return Estimate(count, self.shares[index] / count, self.margins[index] / count, rounds)
+        return Estimate(count, self.shares[index] / count)
 
 
 def _limit(budget: Budget) -> int:
@@ -235,7 +233,7 @@ class MonteCarloPolicy(DeterminizedPolicy):
             moves.append(None)
         if len(moves) <= 1:
             situation.notes["playouts"] = 0
-            return [Candidate(move, 0.0, Estimate(0, math.nan, math.nan, 0)) for move in moves]
+            return [Candidate(move, 0.0, Estimate(0, math.nan)) for move in moves]
         return self._halve(situation, moves, budget)
 
     def _halve(self, situation: Situation, moves: list[Json | None], budget: Budget) -> list[Candidate]:
@@ -268,7 +266,7 @@ class MonteCarloPolicy(DeterminizedPolicy):
                 alive = sorted(ranked[:max(1, math.ceil(len(alive) / 2))])
         situation.notes["playouts"] = tally.playouts
         # The round a candidate reached ranks first, so the halving's winner is the one chosen.
-        return [Candidate(move, ROUND_RANK * reached[index] + tally.value(index), tally.estimate(index, reached[index]))
+        return [Candidate(move, ROUND_RANK * reached[index] + tally.value(index), tally.estimate(index))
                 for index, move in enumerate(moves)]
 
     def reason(self, situation: Situation, chosen: Candidate) -> Json:
