@@ -146,11 +146,11 @@ class DeterminizedPolicy:
             label = "determinize" if index == 0 else f"determinize-{index}"
             state = engine.determinize(view, seat, rng.derive(label))
             positions.append(engine.from_state(state, seat_count(view, state)))
-        pending = {entry.seat: entry for entry in engine.pending(positions[0])}
-        if seat not in pending:
+        decision = positions[0].decision_of(seat)  # the engine worked out the open decisions already
+        if decision is None:
             raise ValueError(f"seat {seat} has no open decision in this view")
         return Situation(engine=engine, view=view, seat=seat, level=level, positions=tuple(positions),
-                         rng=rng, must=pending[seat].must)
+                         rng=rng, must=decision.must)
 
     def choose(self, situation: Situation) -> Candidate:
         """Return the best candidate after the level's noise (ties: the one listed first)."""
