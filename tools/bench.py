@@ -19,11 +19,10 @@ import time
 from collections import defaultdict
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
 
 from libs.rules import SeededRng, registry
 from libs.rules.engine import Engine
-from libs.rules.protocol import Json
+from libs.rules.protocol import Json, RuleModule
 from services.bot.policies import LEVELS, decide
 from services.bot.policies.registry import FALLBACK
 
@@ -110,8 +109,8 @@ def percentile(values: list[float], fraction: float) -> float:
     return ordered[min(len(ordered) - 1, int(len(ordered) * fraction))] if ordered else 0.0
 
 
-def configs_to_measure(module: Any, all_configs: bool) -> list[Json]:
-    configs: list[Json] = list(getattr(module, "valid_configs", lambda: [{}])())
+def configs_to_measure(module: RuleModule, all_configs: bool) -> list[Json]:
+    configs = module.valid_configs()
     if all_configs:
         return configs
     seen: set[str] = set()
