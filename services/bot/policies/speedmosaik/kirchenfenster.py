@@ -183,11 +183,6 @@ class BoardModel:
         return self.total[0] - self.total[self.board.glasermeister]
 
 
-def take_value(state: KirchenfensterState, seat: int, take: Take, place: Placement) -> float:
-    """Return the heuristic value of a take for the seat's own board."""
-    return BoardModel(state, seat).take_value(take, place)
-
-
 def _valued_moves(state: KirchenfensterState, seat: int) -> list[Valued]:
     """Return every legal move with its normal value."""
     board = state.boards[seat]
