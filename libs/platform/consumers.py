@@ -4,15 +4,37 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
+from typing import TypeVar
 
 from nats.aio.msg import Msg
 from nats.errors import TimeoutError as NatsTimeout
 from nats.js import JetStreamContext
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 
+from libs.platform.contracts.base import Contract, ContractError
 from libs.platform.logging import CORRELATION_HEADER, correlation_id, get_logger
 
 MessageHandler = Callable[[Msg], Awaitable[None]]
+C = TypeVar("C", bound=Contract)
+
+
+def decoding(contract: type[C], handler: Callable[[C], Awaitable[None]], *, malformed: str) -> MessageHandler:
+    """Return a message handler that hands `handler` the message decoded as `contract`.
+
+    A message that does not fit is logged as `malformed` (with its subject and the German reason) and
+    acked: redelivering cannot repair it.
+    """
+    log = get_logger(contract=contract.__name__)
+
+    async def handle(msg: Msg) -> None:
+        try:
+            value = contract.decode(msg.data)
+        except ContractError as error:
+            log.error(malformed, subject=msg.subject, problem=error.reason)
+            return
+        await handler(value)
+
+    return handle
 
 
 async def run_pull_consumer(

@@ -6,10 +6,7 @@ import asyncio
 import hashlib
 import time
 
-from nats.aio.msg import Msg
-
-from libs.platform.consumers import run_pull_consumer
-from libs.platform.contracts.base import ContractError
+from libs.platform.consumers import decoding, run_pull_consumer
 from libs.platform.contracts.commands import MAKE_MOVE, MakeMove
 from libs.platform.contracts.messages import BotTurn
 from libs.platform.contracts.subjects import BOT_TURNS, BOT_TURNS_DURABLE, BOT_TURNS_STREAM
@@ -54,16 +51,10 @@ async def play_turn(runtime: Runtime, turn: BotTurn) -> None:
 
 async def work_turns(runtime: Runtime) -> None:
     """Worker: take turn requests from the shared work queue until cancelled."""
-    log = get_logger(worker="bot_turns")
 
-    async def handle(msg: Msg) -> None:
-        try:
-            turn = BotTurn.decode(msg.data)
-        except ContractError as error:
-            # Redelivering cannot repair a malformed request: log it and let it be acked.
-            log.error("bot_turn_malformed", subject=msg.subject, problem=error.reason)
-            return
+    async def play(turn: BotTurn) -> None:
         await play_turn(runtime, turn)
 
     await run_pull_consumer(runtime.js, stream=BOT_TURNS_STREAM, durable=BOT_TURNS_DURABLE, subject=BOT_TURNS,
-                            handler=handle, concurrency=runtime.settings.bot_concurrency, ack_wait=10.0)
+                            handler=decoding(BotTurn, play, malformed="bot_turn_malformed"),
+                            concurrency=runtime.settings.bot_concurrency, ack_wait=10.0)

@@ -10,10 +10,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from nats.aio.msg import Msg
-
-from libs.platform.consumers import run_pull_consumer
-from libs.platform.contracts.base import ContractError
+from libs.platform.consumers import decoding, run_pull_consumer
 from libs.platform.contracts.commands import DECIDE, DecideRequest
 from libs.platform.contracts.messages import TimerDeadline
 from libs.platform.contracts.subjects import (
@@ -96,16 +93,9 @@ async def decide_for_late_player(runtime: Runtime, deadline: TimerDeadline) -> N
 async def watch_deadlines(runtime: Runtime) -> None:
     """Worker: act on fired deadlines of every game (one shared consumer for all table replicas)."""
 
-    log = get_logger(worker="deadlines")
-
-    async def handle(msg: Msg) -> None:
-        try:
-            deadline = TimerDeadline.decode(msg.data)
-        except ContractError as error:
-            # Redelivering cannot repair a malformed deadline: log it and let it be acked.
-            log.error("deadline_malformed", subject=msg.subject, problem=error.reason)
-            return
+    async def decide(deadline: TimerDeadline) -> None:
         await decide_for_late_player(runtime, deadline)
 
     await run_pull_consumer(runtime.js, stream=TIMERS_STREAM, durable=TABLE_TIMERS_DURABLE, subject=TIMER_FIRES,
-                            handler=handle, concurrency=8, ack_wait=30.0)
+                            handler=decoding(TimerDeadline, decide, malformed="deadline_malformed"),
+                            concurrency=8, ack_wait=30.0)
