@@ -57,6 +57,12 @@ class Event:
         return f"{self.game_id}:{self.n}"
 
     @staticmethod
+    def position_in(msg_id: str) -> tuple[str, int] | None:
+        """Return the (game_id, n) an appended event's `msg_id` names, None if it names none."""
+        game_id, _, number = msg_id.rpartition(":")
+        return (game_id, int(number)) if game_id and number.isdigit() else None
+
+    @staticmethod
     def decode(raw: bytes | str) -> Event:
         """Parse stored bytes back into an Event."""
         return Event(**_DECODER.decode(raw))

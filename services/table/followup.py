@@ -72,11 +72,11 @@ def is_overtaken(games: Games, msg: Msg) -> bool:
     Read from the append's de-duplication id (`<game_id>:<n>`), without decoding the event: under load the
     follow-up trails the moves, and most events it is handed are already history.
     """
-    game_id, _, number = ((msg.headers or {}).get("Nats-Msg-Id") or "").rpartition(":")
-    if not game_id or not number.isdigit() or int(number) == 1:
+    position = Event.position_in((msg.headers or {}).get("Nats-Msg-Id") or "")
+    if position is None or position[1] == 1:
         return False
-    record = games.cached(game_id)
-    return record is not None and record.n > int(number)
+    record = games.cached(position[0])
+    return record is not None and record.n > position[1]
 
 
 def pace_of(record: GameRecord) -> float:
