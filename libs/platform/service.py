@@ -53,16 +53,29 @@ async def get_runtime(request: Request) -> Runtime:
 RuntimeDep = Annotated[Runtime, Depends(get_runtime)]
 
 
-async def current_identity(request: Request, authorization: Annotated[str | None, Header()] = None) -> Identity:
-    """FastAPI dependency: the player behind the bearer token, or 401."""
+def bearer_token(authorization: str | None) -> str | None:
+    """Return the token of an `Authorization: Bearer <token>` header (scheme in any case), else None."""
     if authorization is None or not authorization.lower().startswith("bearer "):
-        raise HTTPException(401, "Anmeldung fehlt: Bearer-Token erforderlich.",
-                            headers={"WWW-Authenticate": "Bearer"})
+        return None
+    return authorization[7:].strip()
+
+
+def identity_of(runtime: Runtime, token: str) -> Identity:
+    """Return the player behind a bearer token, or 401 with the German reason."""
     try:
-        return verify_token(request.app.state.runtime.settings.auth_secret, authorization[7:].strip())
+        return verify_token(runtime.settings.auth_secret, token)
     except InvalidToken as error:
         raise HTTPException(401, "Ungültiges oder abgelaufenes Token.",
                             headers={"WWW-Authenticate": "Bearer"}) from error
+
+
+async def current_identity(request: Request, authorization: Annotated[str | None, Header()] = None) -> Identity:
+    """FastAPI dependency: the player behind the bearer token, or 401."""
+    token = bearer_token(authorization)
+    if token is None:
+        raise HTTPException(401, "Anmeldung fehlt: Bearer-Token erforderlich.",
+                            headers={"WWW-Authenticate": "Bearer"})
+    return identity_of(request.app.state.runtime, token)
 
 
 CurrentPlayer = Annotated[Identity, Depends(current_identity)]

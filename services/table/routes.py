@@ -13,13 +13,13 @@ from nats.aio.msg import Msg
 from nats.js.api import ConsumerConfig, DeliverPolicy
 from pydantic import BaseModel, Field
 
-from libs.platform.auth import Identity, InvalidToken, verify_token
+from libs.platform.auth import Identity
 from libs.platform.contracts.commands import ADVISE, AdviseRequest
 from libs.platform.contracts.subjects import game_subject
 from libs.platform.envelope import ChainBroken, Event, EventType, verify_chain
 from libs.platform.responses import JsonBody
 from libs.platform.rpc import call
-from libs.platform.service import CurrentPlayer, Runtime, RuntimeDep
+from libs.platform.service import CurrentPlayer, Runtime, RuntimeDep, bearer_token, identity_of
 from libs.rules import IllegalMove
 from services.table import metrics
 from services.table.games import Games
@@ -123,8 +123,8 @@ async def read_log(game_id: str, runtime: RuntimeDep,
     events = await _games(runtime).events(game_id)
     is_ended = events[-1].event.type == EventType.GAME_ENDED
     viewer = None
-    if authorization:
-        identity = _identity_from(runtime, authorization.removeprefix("Bearer ").strip())
+    if authorization:  # a header that is no valid bearer token is refused, not ignored
+        identity = identity_of(runtime, bearer_token(authorization) or authorization)
         viewer = next((seat.index for seat in seats_of(events[0].event) if seat.player_id == identity.player_id),
                       None)
     return {"game_id": game_id, "ended": is_ended,
@@ -154,11 +154,8 @@ async def live_updates(game_id: str, runtime: RuntimeDep, request: Request,
     """Server-sent events: the viewer's view after every event in the log (token optional: spectator)."""
     games = _games(runtime)
     record = await games.load(game_id)
-    raw = token or (authorization.removeprefix("Bearer ").strip() if authorization else None)
-    viewer = None
-    if raw:
-        identity = _identity_from(runtime, raw)
-        viewer = _seat_of(record, identity)
+    raw = token or bearer_token(authorization)
+    viewer = _seat_of(record, identity_of(runtime, raw)) if raw else None
     return StreamingResponse(_stream(runtime, games, record, viewer, request), media_type="text/event-stream",
                              headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
 
@@ -203,9 +200,3 @@ async def _stream(runtime: Runtime, games: Games, record: GameRecord, viewer: in
 def _sse(kind: str, body: dict[str, Any], n: int) -> bytes:
     return b"id: %d\nevent: %s\ndata: %s\n\n" % (n, kind.encode(), msgspec.json.encode(body))
 
-
-def _identity_from(runtime: Runtime, token: str) -> Identity:
-    try:
-        return verify_token(runtime.settings.auth_secret, token)
-    except InvalidToken as error:
-        raise HTTPException(401, "Ungültiges oder abgelaufenes Token.") from error
