@@ -57,3 +57,19 @@ async def consumer_is_done(js: JetStreamContext, stream: str, durable: str, time
             pass
         assert time.monotonic() < deadline, f"{durable} did not read {stream} in time"
         await asyncio.sleep(0.05)
+
+
+async def consumer_acked(js: JetStreamContext, stream: str, durable: str, stream_seq: int,
+                         timeout: float = 15.0) -> None:
+    """Wait until the durable consumer `durable` on `stream` has acknowledged everything up to `stream_seq`."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            info = await js.consumer_info(stream, durable)
+        except NotFoundError:  # the service creates its consumer moments after it starts
+            await asyncio.sleep(0.05)
+            continue
+        if info.ack_floor is not None and (info.ack_floor.stream_seq or 0) >= stream_seq:
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"{durable} did not process message {stream_seq} within {timeout} s")

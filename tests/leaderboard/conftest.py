@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-import time
 import uuid
 from collections.abc import AsyncIterator, Sequence
 from datetime import datetime
@@ -12,7 +10,6 @@ from typing import Any
 import httpx
 import pytest
 from nats.aio.client import Client as NatsClient
-from nats.js.errors import NotFoundError
 
 from libs.platform.contracts.events import EndedSeat, GameEnded, MoveMade, Outcome
 from libs.platform.contracts.subjects import GAME_FACTS_STREAM, LEADERBOARD_DURABLE
@@ -20,7 +17,7 @@ from libs.platform.envelope import GENESIS, Event, EventType, new_event
 from libs.platform.settings import Settings
 from services.leaderboard.app import create_app
 from tests.conftest import running_app
-from tests.game_facts import publish_fact
+from tests.game_facts import consumer_acked, publish_fact
 
 
 @pytest.fixture(scope="module")
@@ -90,17 +87,7 @@ async def publish(nc: NatsClient, event: Event, msg_id: str | None = None) -> in
 
 async def wait_until_consumed(nc: NatsClient, stream_seq: int, timeout: float = 15.0) -> None:
     """Wait until the leaderboard has acknowledged every game end on GAME_FACTS up to `stream_seq`."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            info = await nc.jetstream().consumer_info(GAME_FACTS_STREAM, LEADERBOARD_DURABLE)
-        except NotFoundError:  # the worker creates its consumer moments after startup
-            await asyncio.sleep(0.05)
-            continue
-        if info.ack_floor is not None and (info.ack_floor.stream_seq or 0) >= stream_seq:
-            return
-        await asyncio.sleep(0.05)
-    raise AssertionError(f"the leaderboard did not process message {stream_seq} within {timeout} s")
+    await consumer_acked(nc.jetstream(), GAME_FACTS_STREAM, LEADERBOARD_DURABLE, stream_seq, timeout)
 
 
 async def publish_and_wait(nc: NatsClient, *events: Event) -> None:

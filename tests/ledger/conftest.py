@@ -2,25 +2,28 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
-import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 
 import httpx
 import pytest
 from nats.aio.client import Client as NatsClient
-from nats.js.errors import NotFoundError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from libs.platform.auth import Identity, PlayerKind, issue_token
-from libs.platform.contracts.subjects import LEDGER_REGISTRATIONS_DURABLE, LOBBY_STREAM, PLAYER_REGISTERED
+from libs.platform.contracts.subjects import (
+    LEDGER_REGISTRATIONS_DURABLE,
+    LOBBY_STREAM,
+    PLAYER_REGISTERED,
+    registration_msg_id,
+)
 from libs.platform.database import create_engine, session_factory
 from libs.platform.settings import Settings
 from services.ledger.app import create_app
 from services.ledger.handlers import open_wallet_for_registration
 from tests.conftest import running_app
+from tests.game_facts import consumer_acked
 
 
 @pytest.fixture(scope="module")
@@ -68,20 +71,10 @@ async def publish_registration(nc: NatsClient, player_id: str, msg_id: str | Non
     """Publish the lobby's `player_registered` fact; return its stream sequence."""
     payload = {"player_id": player_id, "name": "Anna", "registered_at": "2026-11-29T12:00:00Z"}
     ack = await nc.jetstream().publish(PLAYER_REGISTERED, json.dumps(payload).encode(),
-                                       headers={"Nats-Msg-Id": msg_id or f"registered:{player_id}"})
+                                       headers={"Nats-Msg-Id": msg_id or registration_msg_id(player_id)})
     return ack.seq
 
 
 async def wait_until_consumed(nc: NatsClient, stream_seq: int, timeout: float = 15.0) -> None:
     """Wait until the ledger's registration consumer has acknowledged everything up to `stream_seq`."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            info = await nc.jetstream().consumer_info(LOBBY_STREAM, LEDGER_REGISTRATIONS_DURABLE)
-        except NotFoundError:  # the ledger's worker creates its consumer moments after startup
-            await asyncio.sleep(0.05)
-            continue
-        if info.ack_floor is not None and (info.ack_floor.stream_seq or 0) >= stream_seq:
-            return
-        await asyncio.sleep(0.05)
-    raise AssertionError(f"the ledger did not process message {stream_seq} within {timeout} s")
+    await consumer_acked(nc.jetstream(), LOBBY_STREAM, LEDGER_REGISTRATIONS_DURABLE, stream_seq, timeout)

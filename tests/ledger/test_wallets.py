@@ -9,6 +9,7 @@ from nats.aio.client import Client as NatsClient
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from libs.platform.auth import PlayerKind
+from libs.platform.contracts.subjects import registration_msg_id
 from libs.platform.rpc import CommandRefused, request
 from libs.platform.settings import Settings
 from services.ledger.booking import HOUSE_ACCOUNT, post_transaction, wallet_account
@@ -35,7 +36,7 @@ async def test_a_republished_registration_funds_the_wallet_only_once(
     player_id = new_player_id()
     await publish_registration(nc, player_id)
     # A different Msg-Id gets past JetStream's de-duplication, so the ledger really sees it twice.
-    second = await publish_registration(nc, player_id, msg_id=f"registered:{player_id}:again")
+    second = await publish_registration(nc, player_id, msg_id=registration_msg_id(player_id) + ":again")
     await wait_until_consumed(nc, second)
 
     wallet = await ledger.get("/wallets/me", headers=token_for(settings, player_id))
