@@ -42,6 +42,18 @@ class GameNotFound(CommandRefused):
         super().__init__(404, f"Die Partie {game_id} gibt es nicht.", "game_not_found")
 
 
+class LeftGame(CommandRefused):
+    """The player left the game: the seat is the computer's for good (403: asking again will not help)."""
+
+    def __init__(self) -> None:
+        super().__init__(403, "Du hast die Partie verlassen; der Computer spielt jetzt für dich.", "left_game")
+
+
+CHOSEN_FOR_DEPARTED = frozenset({"departed", "timeout"})
+"""Who may still decide for a seat whose human left: the computer playing on, or a think time that ran
+out on a decision the human had begun (its deadline was set before they left)."""
+
+
 class Games:
     """Runs games on top of their logs; any number of replicas may do so for the same game at once.
 
@@ -157,7 +169,7 @@ class Games:
                 record = await self._refresh(game_id)
             for _attempt in range(5):
                 try:
-                    _check_can_move(record, expected_n)
+                    _check_can_move(record, seat, actor, chosen_by, expected_n)
                     applied = record.engine.apply(record.position, seat, move)
                 except (CommandRefused, IllegalMove) as error:
                     if not is_fresh:  # our cache may be behind another replica: judge on the log's state
@@ -290,12 +302,16 @@ def _sealed_move_data(record: GameRecord, seat: int, move: dict[str, Any], chose
                     effects=[sealed(effect, audience_of(effect)) for effect in step.effects]).to_data()
 
 
-def _check_can_move(record: GameRecord, expected_n: int | None) -> None:
-    """Refuse a decision taken on an older position; everything else the engine checks."""
+def _check_can_move(record: GameRecord, seat: int, actor: str, chosen_by: str, expected_n: int | None) -> None:
+    """Refuse a decision taken on an older position, or one by a player for a seat they left (over HTTP or
+    over NATS alike); everything else the engine checks."""
     if expected_n is not None and record.n != expected_n:
         raise CommandRefused(409, "Der Spielstand hat sich inzwischen geändert.", "stale")
     if record.ended is not None:
         raise CommandRefused(409, "Die Partie ist schon zu Ende.", "game_over")
+    if 0 <= seat < len(record.seats) and seat in record.left and (
+            chosen_by not in CHOSEN_FOR_DEPARTED or actor == record.seats[seat].player_id):
+        raise LeftGame()
 
 
 CONFLICT_CODES = frozenset({"game_over"})

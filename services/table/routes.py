@@ -22,7 +22,7 @@ from libs.platform.rpc import call
 from libs.platform.service import CurrentPlayer, Runtime, RuntimeDep, bearer_token, identity_of
 from libs.rules import IllegalMove
 from services.table import metrics
-from services.table.games import Games
+from services.table.games import Games, LeftGame
 from services.table.records import CorruptLog, GameRecord, replay, seats_of
 from services.table.views import game_view, public_event
 
@@ -50,6 +50,14 @@ def _seat_of(record: GameRecord, player: Identity) -> int:
     return seat.index
 
 
+def _playing_seat(record: GameRecord, player: Identity) -> int:
+    """The caller's seat, refused (403) once they left the game: the computer decides for it from then on."""
+    seat = _seat_of(record, player)
+    if seat in record.left:
+        raise LeftGame()
+    return seat
+
+
 @router.get("/{game_id}")
 async def read_game(game_id: str, runtime: RuntimeDep) -> JsonBody:
     """The game as a spectator sees it (no seat's hidden data)."""
@@ -65,7 +73,7 @@ async def read_view(game_id: str, player: CurrentPlayer, runtime: RuntimeDep) ->
 
 @router.post("/{game_id}/moves")
 async def make_move(game_id: str, body: MoveRequest, player: CurrentPlayer, runtime: RuntimeDep) -> JsonBody:
-    """Make a move for the caller's seat; it is in the log before this answers."""
+    """Make a move for the caller's seat; it is in the log before this answers (403 once they left)."""
     games = _games(runtime)
     seat = _seat_of(await games.seated(game_id), player)
     record = await games.move(game_id, seat, body.move, actor=player.player_id, chosen_by="player",
@@ -87,7 +95,7 @@ async def preview_move(game_id: str, body: PreviewRequest, player: CurrentPlayer
                        runtime: RuntimeDep) -> dict[str, Any]:
     """What the move would bring the caller (points, floor, warnings), without making it."""
     record = await _games(runtime).load(game_id)
-    seat = _seat_of(record, player)
+    seat = _playing_seat(record, player)
     try:
         return {"move": body.move, "preview": record.engine.preview(record.position, seat, body.move)}
     except IllegalMove as error:
@@ -101,7 +109,7 @@ async def master_advice(game_id: str, player: CurrentPlayer, runtime: RuntimeDep
     Only at a table without other humans (a hint would be unfair to them), and only on the caller's turn.
     """
     record = await _games(runtime).load(game_id)
-    seat = _seat_of(record, player)
+    seat = _playing_seat(record, player)
     if record.has_other_humans(seat):
         metrics.ADVICE.labels("refused").inc()
         raise HTTPException(403, "Rat des Meisters gibt es nur, wenn keine anderen Menschen mitspielen.")

@@ -21,7 +21,8 @@ def game_view(record: GameRecord, viewer: int | None) -> dict[str, Any]:
     engine, position = record.engine, record.position
     is_running = record.is_running
     pending = engine.pending(position) if is_running else ()
-    acting = viewer is not None and any(entry.seat == viewer for entry in pending)
+    # A human who left acts no more: the computer decides for the seat (the table refuses their moves).
+    acting = viewer is not None and viewer not in record.left and any(entry.seat == viewer for entry in pending)
     body: dict[str, Any] = {
         "game_id": record.game_id,
         "game": engine.spec.game,
