@@ -55,7 +55,7 @@ def infra(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Infrastructure]:
         nats_server = NatsServer(root / "nats").start()
         nats_url = nats_server.url
     if not database_url:
-        postgres = PostgresServer(root / "postgres").start()
+        postgres = PostgresServer(root / "postgres", throwaway=True).start()
         database_url = postgres.url
     upgrade_all(database_url)
     infrastructure = Infrastructure(nats_url=nats_url, database_url=database_url)

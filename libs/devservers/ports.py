@@ -14,7 +14,14 @@ def free_port(preferred: int | None = None) -> int:
 
 
 def _is_free(port: int) -> bool:
+    """Whether a server could listen on `port` now.
+
+    The servers we start (PostgreSQL, nats-server, uvicorn) listen with SO_REUSEADDR, so connections of an
+    earlier run lingering in TIME_WAIT do not keep them off their port; the check binds the same way, or a
+    quick restart would move to another port.
+    """
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             sock.bind(("127.0.0.1", port))
         except OSError:

@@ -20,12 +20,18 @@ def _bin_dir() -> Path:
 
 
 class PostgresServer:
-    """Initialises (once) and starts PostgreSQL with its data in `data_dir`; trust auth on 127.0.0.1 only."""
+    """Initialises (once) and starts PostgreSQL with its data in `data_dir`; trust auth on 127.0.0.1 only.
 
-    def __init__(self, data_dir: Path, port: int | None = None, database: str = "speed") -> None:
+    Data is written durably (fsync on), as `make run` promises to keep it. Only a `throwaway` server (the
+    tests' own, deleted afterwards) skips syncing, for speed: its data may be lost if the machine crashes.
+    """
+
+    def __init__(self, data_dir: Path, port: int | None = None, database: str = "speed", *,
+                 throwaway: bool = False) -> None:
         self.data_dir = data_dir.resolve()
         self.port = free_port(port)
         self.database = database
+        self.throwaway = throwaway
         self._user: str | None = None
 
     @property
@@ -35,13 +41,15 @@ class PostgresServer:
     def start(self) -> PostgresServer:
         """Start the server (initialising the data folder on first use) and create the database."""
         self._prepare_user()
+        no_sync = ("--no-sync",) if self.throwaway else ()
         if not (self.data_dir / "PG_VERSION").exists():
             self._run("initdb", "-D", str(self.data_dir), "--auth=trust", "-U", "postgres", "--encoding=utf8",
-                      "--no-sync")
+                      *no_sync)
         self._remove_stale_pid()
+        fsync = "off" if self.throwaway else "on"
         self._run(
             "pg_ctl", "-D", str(self.data_dir), "-w", "-t", "60", "-l", str(self.data_dir / "server.log"),
-            "-o", f"-h 127.0.0.1 -p {self.port} -k {self.data_dir} -c fsync=off -c max_connections=200",
+            "-o", f"-h 127.0.0.1 -p {self.port} -k {self.data_dir} -c fsync={fsync} -c max_connections=200",
             "start",
         )
         wait_for_port(self.port)
