@@ -37,6 +37,12 @@ def decoding(contract: type[C], handler: Callable[[C], Awaitable[None]], *, malf
     return handle
 
 
+FETCH_TIMEOUT = 1.0
+"""How long one fetch waits for work; also how soon an idle loop notices that the service is stopping."""
+SHUTDOWN_GRACE = 8.0
+"""How long handlers running when the service stops may take to finish before their messages are handed back."""
+
+
 async def run_pull_consumer(
     js: JetStreamContext,
     *,
@@ -47,13 +53,21 @@ async def run_pull_consumer(
     concurrency: int = 1,
     ack_wait: float = 30.0,
     max_deliver: int = 20,
+    stopping: asyncio.Event | None = None,
+    grace: float = SHUTDOWN_GRACE,
 ) -> None:
-    """Process `subject` on `stream` through the shared durable consumer `durable` until cancelled.
+    """Process `subject` on `stream` through the shared durable consumer `durable` until stopped or cancelled.
 
     Every replica that runs this with the same `durable` shares the work. A handler that raises gets its
     message nak'ed with a short delay, so JetStream redelivers it (up to `max_deliver` times).
+
+    Once `stopping` is set, no more messages are fetched; handlers already running get `grace` seconds to
+    finish, and the message of every handler still running after that (or handed over but not started) is
+    nak'ed at once, so another replica gets it now instead of after `ack_wait`. Then this returns.
+    Cancelling is the same stop without the grace.
     """
     log = get_logger(consumer=durable)
+    stopping = stopping if stopping is not None else asyncio.Event()
     config = ConsumerConfig(
         durable_name=durable,
         ack_policy=AckPolicy.EXPLICIT,
@@ -64,7 +78,7 @@ async def run_pull_consumer(
         max_ack_pending=max(64, concurrency * 4),
     )
     subscription = await js.pull_subscribe(subject, durable=durable, stream=stream, config=config)
-    running: set[asyncio.Task[None]] = set()
+    running: dict[asyncio.Task[None], Msg] = {}
     room = asyncio.Event()
 
     async def handle(msg: Msg) -> None:
@@ -79,28 +93,69 @@ async def run_pull_consumer(
             correlation_id.reset(token)
 
     def finished(task: asyncio.Task[None]) -> None:
-        running.discard(task)
+        running.pop(task, None)
         room.set()
 
+    async def wake_on_stop() -> None:
+        await stopping.wait()
+        room.set()
+
+    waker = asyncio.create_task(wake_on_stop())
     try:
-        while True:
+        while not stopping.is_set():
             # A fetch may hand over more than it asked for (late messages of an earlier fetch), so the
             # slots can be overfull: wait until one is free, never ask for a batch of zero.
-            while len(running) >= concurrency:
+            while len(running) >= concurrency and not stopping.is_set():
                 room.clear()
                 await room.wait()
+            if stopping.is_set():
+                break
             try:
-                messages = await subscription.fetch(concurrency - len(running), timeout=1.0)
+                messages = await subscription.fetch(concurrency - len(running), timeout=FETCH_TIMEOUT)
             except (NatsTimeout, TimeoutError):  # an idle fetch ends in either, depending on where it waited
                 continue
+            if stopping.is_set():  # fetched while the stop began: hand them back rather than start them
+                await _hand_back(messages)
+                break
             for msg in messages:
                 task = asyncio.create_task(handle(msg))
-                running.add(task)
+                running[task] = msg
                 task.add_done_callback(finished)
+        if running:
+            log.info("consumer_stopping", in_flight=len(running))
+            await asyncio.wait(set(running), timeout=grace)
     finally:
-        for task in running:
+        waker.cancel()
+        unfinished = list(running.items())
+        for task, _ in unfinished:
             task.cancel()
+        await asyncio.gather(*(task for task, _ in unfinished), return_exceptions=True)
+        # Handed back now, whether their handler ran out of grace or the loop was cancelled.
+        await _hand_back([msg for _, msg in unfinished] + _undelivered(subscription))
         try:
             await subscription.unsubscribe()
         except Exception:  # connection may already be closed at shutdown
+            pass
+
+
+def _undelivered(subscription: JetStreamContext.PullSubscription) -> list[Msg]:
+    """Take the messages a fetch received too late to return them (they wait in the subscription's queue)."""
+    inner = subscription._sub  # nats-py keeps them there for the next fetch; no public way to take them
+    if inner is None:
+        return []
+    queue = inner._pending_queue
+    late: list[Msg] = []
+    while not queue.empty():
+        msg = queue.get_nowait()
+        if not JetStreamContext.is_status_msg(msg):  # status messages answer fetches; they carry no work
+            late.append(msg)
+    return late
+
+
+async def _hand_back(messages: list[Msg]) -> None:
+    """Nak `messages` without delay, so JetStream redelivers them at once (to another replica, if any)."""
+    for msg in messages:
+        try:
+            await msg.nak()
+        except Exception:  # connection gone: JetStream redelivers after ack_wait anyway
             pass

@@ -8,6 +8,7 @@ Services serve a command with `answer(nc, COMMAND, handler)` and send one with `
 from __future__ import annotations
 
 import asyncio
+import weakref
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
@@ -94,6 +95,21 @@ async def request(nc: NatsClient, subject: str, payload: dict[str, Any], timeout
 IN_FLIGHT = 256
 """Requests one subscription works on at once; beyond that, NATS buffers them for the subscription."""
 _RUNNING: set[asyncio.Task[None]] = set()
+_ANSWERING: weakref.WeakKeyDictionary[NatsClient, list[Subscription]] = weakref.WeakKeyDictionary()
+"""The command subscriptions of each connection, so a stopping service can leave its queue groups first."""
+
+
+async def stop_answering(nc: NatsClient, timeout: float = 5.0) -> None:
+    """Take no more commands on `nc`: leave every queue group it answers in (other replicas take the
+    commands from now on) after handing the requests already received to their handlers.
+
+    Gives up after `timeout` seconds (a connection that is down cannot confirm leaving).
+    """
+    for subscription in _ANSWERING.pop(nc, []):
+        try:
+            await asyncio.wait_for(subscription.drain(), timeout)  # type: ignore[no-untyped-call]  # nats-py leaves it unannotated
+        except Exception:  # closed or down: the server drops our interest with the connection anyway
+            pass
 
 
 async def finish_in_flight(timeout: float = 10.0) -> None:
@@ -138,6 +154,7 @@ async def _subscribe(nc: NatsClient, subject: str, queue: str,
         task.add_done_callback(running.discard)
 
     subscription = await nc.subscribe(subject, queue=queue, cb=on_request)
+    _ANSWERING.setdefault(nc, []).append(subscription)
     await nc.flush()  # the server knows the subscription before anyone is told we are ready
     return subscription
 

@@ -19,10 +19,11 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from libs.platform.auth import Identity, InvalidToken, verify_token
+from libs.platform.consumers import FETCH_TIMEOUT, SHUTDOWN_GRACE
 from libs.platform.database import create_engine
 from libs.platform.logging import CORRELATION_HEADER, configure_logging, correlation_id, get_logger
 from libs.platform.metrics import HTTP_LATENCY, HTTP_REQUESTS, render_metrics
-from libs.platform.rpc import CommandRefused, finish_in_flight
+from libs.platform.rpc import CommandRefused, finish_in_flight, stop_answering
 from libs.platform.settings import Settings, get_settings
 from libs.platform.streams import ensure_streams
 from libs.rules import registry
@@ -38,6 +39,16 @@ class Runtime:
     js: JetStreamContext
     engine: AsyncEngine | None = None
     extras: dict[str, Any] = field(default_factory=dict)
+    stopping: asyncio.Event = field(default_factory=asyncio.Event)
+    """Set when the service begins to stop: workers take no new work and finish what they hold."""
+
+    async def pause(self, seconds: float) -> bool:
+        """Wait `seconds`, or less if the service begins to stop; return True while it keeps running."""
+        try:
+            await asyncio.wait_for(self.stopping.wait(), seconds)
+        except TimeoutError:
+            return True
+        return False
 
 
 Worker = Callable[[Runtime], Awaitable[None]]
@@ -123,10 +134,7 @@ def create_service_app(
             yield
         finally:
             app.state.ready = False
-            for task in tasks:
-                task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
-            await finish_in_flight()  # commands already taken get their answer before the connection drains
+            await _stop_gracefully(runtime, tasks)
             try:
                 await nc.drain()
             except Exception:
@@ -181,7 +189,7 @@ def create_service_app(
 
 
 async def _supervise(worker: Worker, runtime: Runtime) -> None:
-    """Run a worker, restarting it after a crash (a worker must never silently stop)."""
+    """Run a worker, restarting it after a crash (a worker must never silently stop) until the service stops."""
     log = get_logger(worker=getattr(worker, "__name__", "worker"))
     while True:
         try:
@@ -191,7 +199,29 @@ async def _supervise(worker: Worker, runtime: Runtime) -> None:
             raise
         except Exception:
             log.exception("worker_crashed")
-            await asyncio.sleep(1.0)
+            if not await runtime.pause(1.0):
+                return
+
+
+async def _stop_gracefully(runtime: Runtime, workers: list[asyncio.Task[None]]) -> None:
+    """Stop taking work and finish the work taken, within a bounded time (SIGTERM, after uvicorn has
+    answered the HTTP requests in flight).
+
+    Commands: leave the queue groups (other replicas answer from now on), then let those received be
+    answered. Workers: consumers stop fetching and give their running handlers SHUTDOWN_GRACE seconds,
+    then hand the rest back to JetStream for immediate redelivery; a worker still running after that
+    (and a fetch's second) is cancelled.
+    """
+    runtime.stopping.set()
+    await stop_answering(runtime.nc)
+    bound = SHUTDOWN_GRACE + FETCH_TIMEOUT + 1.0
+    commands = asyncio.create_task(finish_in_flight(timeout=bound))
+    if workers:
+        _, late = await asyncio.wait(workers, timeout=bound)
+        for task in late:
+            task.cancel()
+        await asyncio.gather(*workers, return_exceptions=True)
+    await commands
 
 
 class RequestMetrics:

@@ -57,4 +57,5 @@ async def work_turns(runtime: Runtime) -> None:
 
     await run_pull_consumer(runtime.js, stream=BOT_TURNS_STREAM, durable=BOT_TURNS_DURABLE, subject=BOT_TURNS,
                             handler=decoding(BotTurn, play, malformed="bot_turn_malformed"),
-                            concurrency=runtime.settings.bot_concurrency, ack_wait=10.0)
+                            concurrency=runtime.settings.bot_concurrency, ack_wait=10.0,
+                            stopping=runtime.stopping)

@@ -51,4 +51,4 @@ async def consume_game_events(runtime: Runtime) -> None:
             log.info("game_already_projected", game_id=finished.game_id)
 
     await run_pull_consumer(runtime.js, stream=GAME_FACTS_STREAM, durable=LEADERBOARD_DURABLE,
-                            subject=GAME_ENDED_FACT, handler=handle)
+                            subject=GAME_ENDED_FACT, handler=handle, stopping=runtime.stopping)

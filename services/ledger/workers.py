@@ -62,7 +62,7 @@ async def consume_registrations(runtime: Runtime) -> None:
                  duplicate=booking.is_duplicate if booking is not None else False)
 
     await run_pull_consumer(runtime.js, stream=LOBBY_STREAM, durable=LEDGER_REGISTRATIONS_DURABLE,
-                            subject=PLAYER_REGISTERED, handler=handle)
+                            subject=PLAYER_REGISTERED, handler=handle, stopping=runtime.stopping)
 
 
 async def serve_balance_requests(runtime: Runtime) -> None:
@@ -150,4 +150,4 @@ async def consume_game_events(runtime: Runtime) -> None:
                       problem=error.reason)
 
     await run_pull_consumer(runtime.js, stream=GAME_FACTS_STREAM, durable=LEDGER_GAMES_DURABLE, subject=GAME_FACTS,
-                            handler=handle, concurrency=8)
+                            handler=handle, concurrency=8, stopping=runtime.stopping)

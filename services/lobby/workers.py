@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-
 from nats.aio.msg import Msg
 from sqlalchemy import select, text
 
@@ -35,7 +33,7 @@ async def track_game_ends(runtime: Runtime) -> None:
         await record_game_end(runtime, msg.data)
 
     await run_pull_consumer(runtime.js, stream=GAME_FACTS_STREAM, durable=LOBBY_GAME_ENDS_DURABLE,
-                            subject=GAME_ENDED_FACT, handler=handle, concurrency=8)
+                            subject=GAME_ENDED_FACT, handler=handle, concurrency=8, stopping=runtime.stopping)
 
 
 async def record_game_end(runtime: Runtime, raw: bytes) -> None:
@@ -72,7 +70,8 @@ async def sweep_rematches(runtime: Runtime) -> None:
                 log.info("rematches_swept", reopened=reopened, started=started)
         except Exception:
             log.warning("rematch_sweep_failed", exc_info=True)
-        await asyncio.sleep(REMATCH_SWEEP_INTERVAL)
+        if not await runtime.pause(REMATCH_SWEEP_INTERVAL):
+            return
 
 
 async def publish_pending_registrations(runtime: Runtime) -> None:
@@ -83,7 +82,8 @@ async def publish_pending_registrations(runtime: Runtime) -> None:
             await publish_registrations_once(runtime)
         except Exception:
             log.warning("registration_outbox_failed", exc_info=True)
-        await asyncio.sleep(OUTBOX_INTERVAL)
+        if not await runtime.pause(OUTBOX_INTERVAL):
+            return
 
 
 async def publish_registrations_once(runtime: Runtime, grace: str = OUTBOX_GRACE) -> int:

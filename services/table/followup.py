@@ -62,7 +62,8 @@ async def follow_up_events(runtime: Runtime) -> None:
         await start_clocks(runtime, record)
 
     await run_pull_consumer(runtime.js, stream=GAMES_STREAM, durable=TABLE_FOLLOWUP_DURABLE, subject=GAME_EVENTS,
-                            handler=handle, concurrency=FOLLOWUP_CONCURRENCY, ack_wait=5.0)
+                            handler=handle, concurrency=FOLLOWUP_CONCURRENCY, ack_wait=5.0,
+                            stopping=runtime.stopping)
 
 
 def is_overtaken(games: Games, msg: Msg) -> bool:

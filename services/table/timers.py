@@ -98,4 +98,4 @@ async def watch_deadlines(runtime: Runtime) -> None:
 
     await run_pull_consumer(runtime.js, stream=TIMERS_STREAM, durable=TABLE_TIMERS_DURABLE, subject=TIMER_FIRES,
                             handler=decoding(TimerDeadline, decide, malformed="deadline_malformed"),
-                            concurrency=8, ack_wait=30.0)
+                            concurrency=8, ack_wait=30.0, stopping=runtime.stopping)

@@ -1,0 +1,158 @@
+"""Durable pull consumers on a real JetStream: idle without crashing, and stopping without losing work."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
+
+import pytest
+from nats.aio.client import Client as NatsClient
+from nats.aio.msg import Msg
+from nats.js.api import StreamConfig
+
+from libs.platform.consumers import FETCH_TIMEOUT, run_pull_consumer
+
+
+@dataclass
+class Queue:
+    """A throwaway stream with one subject and one durable consumer name."""
+
+    nc: NatsClient
+    stream: str
+    subject: str
+    durable: str
+
+    async def publish(self, body: bytes) -> None:
+        await self.nc.jetstream().publish(self.subject, body, stream=self.stream)
+
+    def consume(self, handler: Callable[[Msg], Awaitable[None]], stopping: asyncio.Event, *,
+                grace: float = 5.0, ack_wait: float = 30.0) -> asyncio.Task[None]:
+        return asyncio.create_task(run_pull_consumer(
+            self.nc.jetstream(), stream=self.stream, durable=self.durable, subject=self.subject,
+            handler=handler, concurrency=4, ack_wait=ack_wait, stopping=stopping, grace=grace))
+
+    async def counts(self) -> tuple[int, int]:
+        """Messages (not yet delivered, delivered but not acknowledged) of the durable consumer."""
+        info = await self.nc.jetstream().consumer_info(self.stream, self.durable)
+        return info.num_pending, info.num_ack_pending
+
+
+@pytest.fixture
+async def queue(nc: NatsClient) -> AsyncIterator[Queue]:
+    name = uuid.uuid4().hex[:12]
+    stream, subject = f"TEST_CONSUMER_{name}", f"test.consumer.{name}"
+    await nc.jetstream().add_stream(StreamConfig(name=stream, subjects=[subject]))
+    yield Queue(nc=nc, stream=stream, subject=subject, durable=f"test-{name}")
+    await nc.jetstream().delete_stream(stream)
+
+
+async def wait_until(check: Callable[[], Awaitable[bool]], timeout: float = 10.0) -> None:
+    for _ in range(int(timeout / 0.05)):
+        if await check():
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"not reached within {timeout} s")
+
+
+async def test_an_idle_consumer_keeps_fetching_and_handles_what_comes_later(queue: Queue) -> None:
+    handled: list[bytes] = []
+
+    async def handle(msg: Msg) -> None:
+        handled.append(msg.data)
+
+    stopping = asyncio.Event()
+    loop = queue.consume(handle, stopping)
+    await asyncio.sleep(FETCH_TIMEOUT * 3.5)  # several fetches end without a message
+
+    assert not loop.done(), "the consumer loop ended (crashed) while idle"
+    await queue.publish(b"after a quiet while")
+    await wait_until(lambda: asyncio.sleep(0, bool(handled)))
+    stopping.set()
+    await asyncio.wait_for(loop, timeout=FETCH_TIMEOUT + 5)
+    assert handled == [b"after a quiet while"]
+    assert await queue.counts() == (0, 0)
+
+
+async def test_a_handler_running_when_the_service_stops_finishes_and_nothing_new_is_fetched(queue: Queue) -> None:
+    started, release = asyncio.Event(), asyncio.Event()
+    finished: list[bytes] = []
+
+    async def handle(msg: Msg) -> None:
+        started.set()
+        await release.wait()
+        finished.append(msg.data)
+
+    stopping = asyncio.Event()
+    loop = queue.consume(handle, stopping, grace=10.0)
+    await queue.publish(b"in flight")
+    await asyncio.wait_for(started.wait(), timeout=10)
+
+    stopping.set()
+    await asyncio.sleep(FETCH_TIMEOUT + 0.5)  # long enough for a loop that kept fetching to take more
+    await queue.publish(b"after the stop")
+    assert not loop.done(), "the loop must wait for the handler it runs"
+    release.set()
+    await asyncio.wait_for(loop, timeout=10)
+
+    assert finished == [b"in flight"]
+    assert await queue.counts() == (1, 0)  # the first acknowledged; the second left for another replica
+
+
+async def test_a_handler_that_outlasts_the_grace_has_its_message_redelivered_at_once(queue: Queue) -> None:
+    first_delivery = asyncio.Event()
+    redelivered: list[int] = []
+
+    async def hang(msg: Msg) -> None:
+        first_delivery.set()
+        await asyncio.Event().wait()  # never finishes on its own
+
+    async def handle(msg: Msg) -> None:
+        redelivered.append(msg.metadata.num_delivered)
+
+    stopping = asyncio.Event()
+    # A minute before JetStream would redeliver an unacknowledged message by itself.
+    loop = queue.consume(hang, stopping, grace=0.5, ack_wait=60.0)
+    await queue.publish(b"slow")
+    await asyncio.wait_for(first_delivery.wait(), timeout=10)
+    stopping.set()
+    await asyncio.wait_for(loop, timeout=FETCH_TIMEOUT + 5)
+
+    successor_stopping = asyncio.Event()
+    successor = queue.consume(handle, successor_stopping, ack_wait=60.0)
+    try:
+        await wait_until(lambda: asyncio.sleep(0, bool(redelivered)), timeout=15)
+    finally:
+        successor_stopping.set()
+        await asyncio.wait_for(successor, timeout=FETCH_TIMEOUT + 5)
+    assert redelivered == [2]
+    assert await queue.counts() == (0, 0)
+
+
+async def test_cancelling_a_consumer_hands_its_messages_back_at_once(queue: Queue) -> None:
+    started = asyncio.Event()
+    redelivered: list[int] = []
+
+    async def hang(msg: Msg) -> None:
+        started.set()
+        await asyncio.Event().wait()
+
+    async def handle(msg: Msg) -> None:
+        redelivered.append(msg.metadata.num_delivered)
+
+    loop = queue.consume(hang, asyncio.Event(), ack_wait=60.0)
+    await queue.publish(b"taken")
+    await asyncio.wait_for(started.wait(), timeout=10)
+    loop.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await loop
+
+    stopping = asyncio.Event()
+    successor = queue.consume(handle, stopping, ack_wait=60.0)
+    try:
+        await wait_until(lambda: asyncio.sleep(0, bool(redelivered)), timeout=15)
+    finally:
+        stopping.set()
+        await asyncio.wait_for(successor, timeout=FETCH_TIMEOUT + 5)
+    assert redelivered == [2]
