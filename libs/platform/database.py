@@ -25,7 +25,10 @@ def session_factory(engine: AsyncEngine) -> async_sessionmaker:  # type: ignore[
 
 
 def upgrade_service(service: str, database_url: str) -> None:
-    """Apply every Alembic migration of `service` (its folder services/<service>/migrations) to head."""
+    """Apply every Alembic migration of `service` (its folder services/<service>/migrations) to head.
+
+    Safe to run from several processes at once: the service's env.py holds an advisory lock throughout.
+    """
     from alembic import command
     from alembic.config import Config
 
