@@ -12,8 +12,9 @@ from typing import Any
 
 from libs.rules import registry
 from libs.rules.engine import UNDO_MOVE, Engine, Position, Step
-from libs.rules.protocol import IllegalMove, Json, RuleModule
+from libs.rules.protocol import ConfigError, IllegalMove, Json, RuleModule
 from libs.rules.rng import SeededRng
+from tests.rules import tinygame
 
 MAX_MOVES = 1000
 
@@ -36,6 +37,27 @@ def json_roundtrip(value: Any) -> Any:
 def configs_of(module: RuleModule) -> list[Json]:
     """Return the valid configs a module declares (``valid_configs`` is part of the protocol)."""
     return list(module.valid_configs())
+
+
+def every_module() -> list[RuleModule]:
+    """Return every registered rule module, then the tiny test game (a plugin, registered or not)."""
+    return [*(m for m in registry.all_modules() if m is not tinygame.MODULE), tinygame.MODULE]
+
+
+def playable(module: RuleModule) -> Iterator[tuple[Json, int]]:
+    """Yield each (normalised config, seat count) the module plays: its valid configs times its seat counts."""
+    engine = Engine(module)
+    for config in configs_of(module):
+        for seats in module.spec.seat_counts:
+            try:
+                yield engine.normalize_config(config, seats), seats
+            except ConfigError:
+                continue  # e.g. a team variant offered only for 4 seats
+
+
+def case_id(module: RuleModule, config: Json, seats: int) -> str:
+    """Return the pytest id of a (module, config, seats) case: ``speedmosaik@1-kachelwand-fest-ohne-2``."""
+    return "-".join([module.rules_id, *map(str, config.values()), str(seats)])
 
 
 @contextmanager

@@ -33,9 +33,12 @@ from libs.rules.rng import SeededRng
 from tests.rules import tinygame
 from tests.rules.helpers import (
     Game,
+    case_id,
     configs_of,
+    every_module,
     json_roundtrip,
     play_random_game,
+    playable,
     refusal,
     registered_plugins,
 )
@@ -43,7 +46,7 @@ from tests.rules.helpers import (
 PLUGINS = "tests.rules.tinygame"
 WARNING_CODE = "warning"
 """apply's refusal of a move that must be confirmed first (its preview shows the warning)."""
-MODULES: list[RuleModule] = [*(m for m in registry.all_modules() if m is not tinygame.MODULE), tinygame.MODULE]
+MODULES: list[RuleModule] = every_module()
 SEEDS = [bytes([n]) * 16 for n in (1, 2)]
 GAMES_PER_CASE = 8
 """Random games per (module, config, seats) in the hidden-information property (hypothesis examples)."""
@@ -51,24 +54,10 @@ STATES_PER_GAME = 10
 """Positions of each of those games whose hidden parts are resampled for every seat."""
 
 
-def _playable(module: RuleModule) -> Iterator[tuple[Json, int]]:
-    engine = Engine(module)
-    for config in configs_of(module):
-        for seats in module.spec.seat_counts:
-            try:
-                yield engine.normalize_config(config, seats), seats
-            except ConfigError:
-                continue  # e.g. a team variant offered only for 4 seats
-
-
-def _case_id(module: RuleModule, config: Json, seats: int) -> str:
-    return "-".join([module.rules_id, *map(str, config.values()), str(seats)])
-
-
-PLAYABLE = [(module, config, seats) for module in MODULES for config, seats in _playable(module)]
-CASES = [pytest.param(module.rules_id, config, seats, id=_case_id(module, config, seats))
+PLAYABLE = [(module, config, seats) for module in MODULES for config, seats in playable(module)]
+CASES = [pytest.param(module.rules_id, config, seats, id=case_id(module, config, seats))
          for module, config, seats in PLAYABLE]
-UNDO_CASES = [pytest.param(module.rules_id, config, seats, id=_case_id(module, config, seats))
+UNDO_CASES = [pytest.param(module.rules_id, config, seats, id=case_id(module, config, seats))
               for module, config, seats in PLAYABLE if module.spec.undo_steps > 0]
 RULES_IDS = [module.rules_id for module in MODULES]
 KACHELWAND_CASES = [case for case in CASES
@@ -248,11 +237,11 @@ def test_the_spec_and_the_settings_agree(rules_id: str) -> None:
     assert spec.seat_counts and list(spec.seat_counts) == sorted(set(spec.seat_counts)) and spec.seat_counts[0] >= 1
     options = module.settings_options()
     assert json_roundtrip(options) == options
-    playable = list(_playable(module))
-    assert playable, "no valid config is playable with any seat count of the spec"
+    cases = list(playable(module))
+    assert cases, "no valid config is playable with any seat count of the spec"
     assert all(any(_accepts(engine, config, seats) for seats in spec.seat_counts) for config in configs_of(module))
     with_teams = False
-    for config, seats in playable:
+    for config, seats in cases:
         assert engine.normalize_config(config, seats) == config  # normalising is idempotent
         if spec.variant_key is not None:
             assert spec.variant_key in options and engine.variant(config) in spec.variants
@@ -449,7 +438,7 @@ def test_every_declared_feature_shows_up_in_play(rules_id: str) -> None:
     engine = registry.engine(rules_id)
     spec = engine.spec
     seen: set[str] = set()
-    for config, seats in _playable(engine.module):
+    for config, seats in playable(engine.module):
         game = play_random_game(engine, config, seats, b"features", b"moves")
         for position, step in zip(game.positions, game.steps, strict=False):
             if len(engine.must_act(position)) > 1:
