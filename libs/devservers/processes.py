@@ -69,22 +69,27 @@ class ServiceProcess:
     def is_running(self) -> bool:
         return self._process is not None and self._process.poll() is None
 
-    def stop(self, kill: bool = False) -> None:
-        """Stop the process: SIGTERM for a graceful stop, SIGKILL when `kill` (a crash)."""
+    def stop(self, kill: bool = False) -> int | None:
+        """Stop the process: SIGTERM for a graceful stop, SIGKILL when `kill` (a crash); return its exit code
+        (None if it was not started; negative if a signal ended it, -9 when it had to be killed)."""
         if self._process is None:
-            return
-        stop_process(self._process, timeout=15, kill=kill)
+            return None
+        code = stop_process(self._process, timeout=15, kill=kill)
         self._process = None
+        return code
 
 
-def stop_process(process: subprocess.Popen[bytes], timeout: float, kill: bool = False) -> None:
-    """Stop a child and wait for it: SIGTERM (SIGKILL when `kill`), SIGKILL if it still runs after `timeout` s."""
+def stop_process(process: subprocess.Popen[bytes], timeout: float, kill: bool = False) -> int:
+    """Stop a child and wait for it: SIGTERM (SIGKILL when `kill`), SIGKILL if it still runs after `timeout` s.
+
+    Returns its exit code.
+    """
     if kill:
         process.kill()
     else:
         process.terminate()
     try:
-        process.wait(timeout=timeout)
+        return process.wait(timeout=timeout)
     except subprocess.TimeoutExpired:
         process.kill()
-        process.wait()
+        return process.wait()
