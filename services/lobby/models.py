@@ -31,12 +31,14 @@ class Base(DeclarativeBase):
 
 
 class Player(Base):
-    """A guest or a registered player; registered names are unique regardless of case."""
+    """A guest or a registered player; registered names are unique regardless of case and look-alikes."""
 
     __tablename__ = "players"
 
     player_id: Mapped[str] = mapped_column(String(32), primary_key=True)
     name: Mapped[str] = mapped_column(String(40))
+    # The name's look-alike form (services/lobby/names.skeleton): registered names are unique in it.
+    name_skeleton: Mapped[str] = mapped_column(String(120))
     kind: Mapped[str] = mapped_column(String(16))
     password_hash: Mapped[str | None] = mapped_column(String(200))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
@@ -45,6 +47,8 @@ class Player(Base):
 
     __table_args__ = (
         Index("players_registered_name_key", text("lower(name)"), unique=True,
+              postgresql_where=text("kind = 'registered'")),
+        Index("players_registered_skeleton_key", "name_skeleton", unique=True,
               postgresql_where=text("kind = 'registered'")),
     )
 

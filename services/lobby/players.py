@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import asyncio
-import re
 import uuid
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from sqlalchemy import func, select
+from sqlalchemy import func, or_, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -20,11 +19,10 @@ from services.lobby.database import sessions_of
 from services.lobby.errors import conflict, invalid
 from services.lobby.facts import publish_registration
 from services.lobby.models import Player
+from services.lobby.names import check_name, normalize, skeleton
 from services.lobby.passwords import hash_password, verify_password
 
-NAME_MIN, NAME_MAX = 3, 20
 PASSWORD_MIN, PASSWORD_MAX = 8, 128
-_NAME_PATTERN = re.compile(r"[^\W_][\w .\-]*")
 _WRONG_LOGIN = "Name oder Passwort stimmt nicht."
 
 
@@ -34,19 +32,6 @@ class SignedIn:
 
     identity: Identity
     token: str
-
-
-def check_name(raw: str) -> str:
-    """Return the name with surrounding and repeated spaces removed, or refuse it (422)."""
-    name = " ".join(raw.split())
-    if len(name) < NAME_MIN:
-        raise invalid(f"Der Name braucht mindestens {NAME_MIN} Zeichen.", "name_too_short")
-    if len(name) > NAME_MAX:
-        raise invalid(f"Der Name darf höchstens {NAME_MAX} Zeichen haben.", "name_too_long")
-    if not _NAME_PATTERN.fullmatch(name):
-        raise invalid("Der Name beginnt mit einem Buchstaben oder einer Ziffer und enthält nur Buchstaben, "
-                      "Ziffern, Leerzeichen, Punkt, Binde- und Unterstrich.", "name_invalid")
-    return name
 
 
 def check_password(password: str) -> str:
@@ -66,10 +51,10 @@ async def sign_up_guest(runtime: Runtime, raw_name: str) -> SignedIn:
     """Create a guest (no password, no wallet); a registered player's name is not available to guests."""
     name = check_name(raw_name)
     async with sessions_of(runtime).begin() as session:
-        if await _registered_by_name(session, name) is not None:
+        if await _registered_like(session, name) is not None:
             raise _taken()
-        player = Player(player_id=uuid.uuid4().hex, name=name, kind=PlayerKind.GUEST.value,
-                        created_at=datetime.now(UTC))
+        player = Player(player_id=uuid.uuid4().hex, name=name, name_skeleton=skeleton(name),
+                        kind=PlayerKind.GUEST.value, created_at=datetime.now(UTC))
         session.add(player)
     return _signed_in(runtime, player)
 
@@ -78,15 +63,15 @@ async def register_player(runtime: Runtime, raw_name: str, password: str) -> Sig
     """Register a player under a unique name and publish the registration fact."""
     name = check_name(raw_name)
     password_hash = await asyncio.to_thread(hash_password, check_password(password))
-    player = Player(player_id=uuid.uuid4().hex, name=name, kind=PlayerKind.REGISTERED.value,
-                    password_hash=password_hash, created_at=datetime.now(UTC))
+    player = Player(player_id=uuid.uuid4().hex, name=name, name_skeleton=skeleton(name),
+                    kind=PlayerKind.REGISTERED.value, password_hash=password_hash, created_at=datetime.now(UTC))
     sessions = sessions_of(runtime)
     try:
         async with sessions.begin() as session:
-            if await _registered_by_name(session, name) is not None:
+            if await _registered_like(session, name) is not None:
                 raise _taken()
             session.add(player)
-    except IntegrityError as error:  # the same name registered a moment ago by someone else
+    except IntegrityError as error:  # the same (or a look-alike) name registered a moment ago by someone else
         raise _taken() from error
     try:
         async with sessions.begin() as session:
@@ -100,7 +85,7 @@ async def register_player(runtime: Runtime, raw_name: str, password: str) -> Sig
 async def log_in(runtime: Runtime, raw_name: str, password: str) -> SignedIn:
     """Return a token for a registered player whose password matches, else 401."""
     async with sessions_of(runtime)() as session:
-        player = await _registered_by_name(session, " ".join(raw_name.split()))
+        player = await _registered_for_login(session, raw_name)
     if player is None or player.password_hash is None:
         raise CommandRefused(401, _WRONG_LOGIN, "wrong_login")
     if not await asyncio.to_thread(verify_password, password, player.password_hash):
@@ -108,10 +93,32 @@ async def log_in(runtime: Runtime, raw_name: str, password: str) -> SignedIn:
     return _signed_in(runtime, player)
 
 
-async def _registered_by_name(session: AsyncSession, name: str) -> Player | None:
-    result = await session.execute(select(Player).where(func.lower(Player.name) == name.lower(),
-                                                        Player.kind == PlayerKind.REGISTERED.value))
+async def identity_of_player(runtime: Runtime, token_identity: Identity) -> Identity:
+    """Return who the token's player is now, as the database knows them (name and kind); 401 when the
+    database knows no such player (deleted, or a token for an id never issued here)."""
+    async with sessions_of(runtime)() as session:
+        player = await session.get(Player, token_identity.player_id)
+    if player is None:
+        raise CommandRefused(401, "Diesen Spieler gibt es nicht (mehr). Bitte melde dich neu an.", "unknown_player")
+    return Identity(player_id=player.player_id, name=player.name, kind=PlayerKind(player.kind))
+
+
+async def _registered_like(session: AsyncSession, name: str) -> Player | None:
+    """The registered player whose name looks like `name` (same skeleton), if there is one."""
+    result = await session.execute(select(Player).where(Player.name_skeleton == skeleton(name),
+                                                        Player.kind == PlayerKind.REGISTERED.value).limit(1))
     return result.scalar_one_or_none()
+
+
+async def _registered_for_login(session: AsyncSession, raw_name: str) -> Player | None:
+    """The registered player a login names: the one of exactly that name (any case) first, else the one
+    whose name looks like it (players registered before look-alikes were refused may share a skeleton)."""
+    name = normalize(raw_name)
+    result = await session.execute(select(Player).where(
+        or_(Player.name_skeleton == skeleton(name), func.lower(Player.name) == name.lower()),
+        Player.kind == PlayerKind.REGISTERED.value).limit(5))
+    found = list(result.scalars())
+    return next((player for player in found if player.name.lower() == name.lower()), found[0] if found else None)
 
 
 def _signed_in(runtime: Runtime, player: Player) -> SignedIn:

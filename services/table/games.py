@@ -34,6 +34,9 @@ from services.table.seeds import SeedSource, commitment
 
 CHOSEN_BY = ("player", "bot", "timeout", "departed")
 SEAT_KINDS = ("human", "bot")
+BOT_NAMES = frozenset({"Computer", *(f"Computer {number}" for number in range(1, 17))})
+"""What a computer seat may be called: the platform's names only, so no computer passes for a person (the
+lobby refuses these names to players)."""
 
 
 
@@ -348,6 +351,9 @@ def _validate_seats(raw: list[StartSeat]) -> list[GameSeat]:
             raise CommandRefused(422, f"Platz {i + 1}: {options.TEXTS['bot_level']}", "invalid_bot_level")
         if seat.kind == "human" and not seat.player_id:
             raise CommandRefused(422, f"Platz {i + 1}: Spieler fehlt.", "malformed")
+        if seat.kind == "bot" and seat.name and seat.name not in BOT_NAMES:
+            raise CommandRefused(422, f"Platz {i + 1}: Computergegner heißen „Computer“ oder „Computer 1“, "
+                                 "„Computer 2“ und so fort.", "invalid_bot_name")
         name = seat.name or ("Computer" if seat.kind == "bot" else f"Platz {i + 1}")
         seats.append(GameSeat(name=name[:40], kind=seat.kind, player_id=seat.player_id,
                               level=seat.level if seat.kind == "bot" else None, account=seat.account))

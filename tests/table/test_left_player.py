@@ -139,3 +139,18 @@ async def test_after_leaving_a_player_cannot_take_a_step_back(table: httpx.Async
         # The computer's turn for Anna's seat is in a game later bots no longer know: take it off the queue.
         await consumer_is_done(nc.jetstream(), GAMES_STREAM, TABLE_FOLLOWUP_DURABLE)
         await nc.jetstream().purge_stream(BOT_TURNS_STREAM, subject=bot_turn_subject(game_id))
+
+
+@pytest.mark.parametrize("name", ["Anna", "Computer (stark)", "Computer 99", "Сomputer 1", "Computer 1\u200b"])
+async def test_a_computer_seat_cannot_be_given_a_name_of_its_own(nc: NatsClient, name: str) -> None:
+    with pytest.raises(CommandRefused) as refused:
+        await start(nc, [HUMANS[0], {"kind": "bot", "level": "normal", "name": name}])
+    assert (refused.value.status, refused.value.code) == (422, "invalid_bot_name")
+    assert "Computergegner heißen" in refused.value.reason
+
+
+async def test_computer_seats_carry_the_platforms_names(table: httpx.AsyncClient, nc: NatsClient) -> None:
+    game_id = await start(nc, [HUMANS[0], {"kind": "bot", "level": "easy", "name": "Computer 2"},
+                               {"kind": "bot", "level": "easy"}])
+    seats = (await table.get(f"/games/{game_id}")).json()["seats"]
+    assert [seat["name"] for seat in seats] == ["Anna", "Computer 2", "Computer"]

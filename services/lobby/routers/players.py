@@ -5,7 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from libs.platform.service import CurrentPlayer, RuntimeDep
-from services.lobby.players import SignedIn, log_in, register_player, sign_up_guest
+from services.lobby.players import SignedIn, identity_of_player, log_in, register_player, sign_up_guest
 from services.lobby.schemas import CredentialsBody, NameBody, PlayerOut, SignedInOut
 
 router = APIRouter(tags=["players"])
@@ -36,6 +36,7 @@ async def create_session(body: CredentialsBody, runtime: RuntimeDep) -> SignedIn
 
 
 @router.get("/me")
-async def me(player: CurrentPlayer) -> PlayerOut:
-    """The player behind the bearer token."""
-    return PlayerOut(player_id=player.player_id, name=player.name, kind=player.kind.value)
+async def me(player: CurrentPlayer, runtime: RuntimeDep) -> PlayerOut:
+    """The player behind the bearer token, as the lobby knows them now (401 if it knows them no more)."""
+    known = await identity_of_player(runtime, player)
+    return PlayerOut(player_id=known.player_id, name=known.name, kind=known.kind.value)
