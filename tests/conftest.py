@@ -17,6 +17,7 @@ from fastapi import FastAPI
 from nats.aio.client import Client as NatsClient
 
 from libs.devservers import NatsServer, PostgresServer, free_port
+from libs.devservers.nats_server import create_platform_streams
 from libs.devservers.processes import SERVICES, ServiceProcess
 from libs.platform.database import upgrade_all
 from libs.platform.settings import Settings, get_settings
@@ -31,16 +32,21 @@ class Infrastructure:
     """The real servers this test session talks to."""
 
     nats_url: str
+    """With the admin's credentials: tests that act as the operator or as "another service" connect with it."""
     database_url: str
+    nats_credentials: str = ""
+    """The throwaway server's user -> password file: each service (in-process or a process) connects as its
+    own NATS user, with only its permissions (libs/platform/nats_permissions)."""
 
     def settings(self, **overrides: Any) -> Settings:
         """Settings pointing at these servers."""
         return Settings(nats_url=self.nats_url, database_url=self.database_url,
-                        auth_secret=TEST_AUTH_SECRET, **overrides)
+                        nats_credentials=self.nats_credentials, auth_secret=TEST_AUTH_SECRET, **overrides)
 
     def env(self) -> dict[str, str]:
         """Environment variables for a service process pointing at these servers."""
         return {"NATS_URL": self.nats_url, "DATABASE_URL": self.database_url,
+                "NATS_CREDENTIALS": self.nats_credentials,
                 "AUTH_SECRET": TEST_AUTH_SECRET, "BOT_MOVE_DELAY": "0", "LOG_LEVEL": "warning"}
 
 
@@ -50,15 +56,18 @@ def infra(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Infrastructure]:
     root = tmp_path_factory.mktemp("servers")
     nats_server = postgres = None
     nats_url = os.environ.get("NATS_URL")
+    nats_credentials = os.environ.get("NATS_CREDENTIALS", "")
     database_url = os.environ.get("DATABASE_URL")
     if not nats_url:
         nats_server = NatsServer(root / "nats").start()
-        nats_url = nats_server.url
+        nats_url, nats_credentials = nats_server.url, str(nats_server.credentials_file)
     if not database_url:
         postgres = PostgresServer(root / "postgres", throwaway=True).start()
         database_url = postgres.url
     upgrade_all(database_url)
-    infrastructure = Infrastructure(nats_url=nats_url, database_url=database_url)
+    create_platform_streams(nats_url)
+    infrastructure = Infrastructure(nats_url=nats_url, database_url=database_url,
+                                    nats_credentials=nats_credentials)
     for key, value in infrastructure.env().items():
         os.environ[key] = value
     get_settings.cache_clear()
@@ -79,7 +88,7 @@ def settings(infra: Infrastructure) -> Settings:
 
 @pytest.fixture(scope="session")
 async def nc(infra: Infrastructure) -> AsyncIterator[NatsClient]:
-    """A plain NATS connection for tests that talk to services as another service would."""
+    """A plain NATS connection (as admin) for tests that talk to services as another service would."""
     client = await nats.connect(infra.nats_url)
     yield client
     await client.drain()

@@ -19,6 +19,7 @@ from typing import Any
 import httpx
 
 from libs.devservers import NatsServer, PostgresServer
+from libs.devservers.nats_server import create_platform_streams
 from libs.devservers.processes import DEFAULT_PORTS, SERVICES, ServiceProcess
 from libs.platform.database import upgrade_all
 
@@ -44,7 +45,9 @@ def start_platform(stack: ExitStack) -> dict[str, str]:
     postgres = PostgresServer(folder / "postgres").start()
     stack.callback(postgres.stop)
     upgrade_all(postgres.url)
-    env = {"NATS_URL": nats_server.url, "DATABASE_URL": postgres.url, "LOG_LEVEL": "warning"}
+    create_platform_streams(nats_server.url)
+    env = {"NATS_URL": nats_server.url, "NATS_CREDENTIALS": str(nats_server.credentials_file),
+           "DATABASE_URL": postgres.url, "LOG_LEVEL": "warning"}
     processes = []
     for name in SERVICES:
         process = ServiceProcess(name, env=env, port=0, log_path=folder / f"{name}.log")

@@ -68,7 +68,7 @@ import nats
 from nats.aio.client import Client as NatsClient
 from nats.aio.msg import Msg
 
-from libs.devservers.nats_server import NatsServer
+from libs.devservers.nats_server import NatsServer, create_platform_streams
 from libs.devservers.ports import free_port
 from libs.devservers.postgres_server import PostgresServer
 from libs.devservers.processes import REPO_ROOT, SERVICES, ServiceProcess, stop_process
@@ -180,7 +180,10 @@ class Stack:
         self.nats.start()
         self.postgres.start()
         upgrade_all(self.postgres.url)
-        env = {"NATS_URL": self.nats.url, "DATABASE_URL": self.postgres.url, "AUTH_SECRET": self.auth_secret,
+        create_platform_streams(self.nats.url)
+        # The services connect as their own NATS users; this process and the responder as the admin (`url`).
+        env = {"NATS_URL": self.nats.url, "NATS_CREDENTIALS": str(self.nats.credentials_file),
+               "DATABASE_URL": self.postgres.url, "AUTH_SECRET": self.auth_secret,
                "BOT_MOVE_DELAY": "0", "LOG_LEVEL": "warning"}
         with open(logs / "responder.log", "ab") as output:
             self.responder = subprocess.Popen(

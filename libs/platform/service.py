@@ -23,6 +23,7 @@ from libs.platform.consumers import FETCH_TIMEOUT, SHUTDOWN_GRACE
 from libs.platform.database import create_engine
 from libs.platform.logging import CORRELATION_HEADER, configure_logging, correlation_id, get_logger
 from libs.platform.metrics import HTTP_LATENCY, HTTP_REQUESTS, render_metrics
+from libs.platform.nats_permissions import inbox_prefix, streams_owned_by
 from libs.platform.rpc import CommandRefused, finish_in_flight, stop_answering
 from libs.platform.settings import Settings, get_settings
 from libs.platform.streams import ensure_streams
@@ -93,10 +94,14 @@ CurrentPlayer = Annotated[Identity, Depends(current_identity)]
 
 
 async def connect_nats(settings: Settings, name: str) -> NatsClient:
-    """Connect to NATS, retrying while the server comes up, and reconnecting for ever afterwards."""
+    """Connect to NATS as the service's own user (`Settings.nats_login`), retrying while the server comes
+    up, and reconnecting for ever afterwards. Replies arrive on the user's own inbox prefix, the only
+    `_INBOX` subjects its NATS permissions let it read (libs/platform/nats_permissions)."""
+    user, password = settings.nats_login(name)
     return await nats.connect(
         settings.nats_url, name=name, max_reconnect_attempts=-1, reconnect_time_wait=0.5,
-        connect_timeout=5, allow_reconnect=True,
+        connect_timeout=5, allow_reconnect=True, user=user, password=password,
+        inbox_prefix=inbox_prefix(user) if user else "_INBOX",
     )
 
 
@@ -120,7 +125,8 @@ def create_service_app(
         log = get_logger()
         nc = await connect_nats(settings, name)
         js = nc.jetstream()
-        await ensure_streams(js, settings.stream_replicas)
+        # Each service creates only the streams it writes (its NATS user may create no others).
+        await ensure_streams(js, settings.stream_replicas, only=streams_owned_by(settings.nats_login(name)[0]))
         engine = create_engine(settings) if uses_database else None
         runtime = Runtime(name=name, settings=settings, nc=nc, js=js, engine=engine)
         app.state.runtime = runtime

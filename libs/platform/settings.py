@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
 from functools import lru_cache
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
 
 from pydantic import model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -17,6 +20,13 @@ class Settings(BaseSettings):
 
     environment: str = "dev"
     nats_url: str = "nats://127.0.0.1:4222"
+    # NATS credentials (docs/operations.md, "NATS users and permissions"). In production each service gets
+    # its own user and password from its Secret (NATS_USER, NATS_PASSWORD). `make run` and the tests instead
+    # point NATS_CREDENTIALS at the dev server's JSON file of user -> password, and each service connects as
+    # the user named after itself. Credentials inside NATS_URL (nats://user:password@host) are the fallback.
+    nats_user: str = ""
+    nats_password: str = ""
+    nats_credentials: str = ""
     database_url: str = "postgresql://postgres@127.0.0.1:5432/speed"
     auth_secret: str = DEV_AUTH_SECRET
     auth_token_days: int = 30
@@ -46,6 +56,20 @@ class Settings(BaseSettings):
         if len(self.auth_secret) < 32:
             raise ValueError("AUTH_SECRET must have at least 32 characters")
         return self
+
+    def nats_login(self, service: str) -> tuple[str | None, str | None]:
+        """The NATS user and password `service` connects with: NATS_USER/NATS_PASSWORD if set, else the
+        service's own entry in the NATS_CREDENTIALS file, else those inside NATS_URL (None, None: none)."""
+        if self.nats_user:
+            return self.nats_user, self.nats_password
+        if self.nats_credentials:
+            passwords: dict[str, str] = json.loads(Path(self.nats_credentials).read_text())
+            if service in passwords:
+                return service, passwords[service]
+        url = urlsplit(self.nats_url.split(",")[0])
+        if url.username:
+            return unquote(url.username), unquote(url.password) if url.password is not None else None
+        return None, None
 
     @property
     def sqlalchemy_url(self) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import replace
 
 from nats.js import JetStreamContext
@@ -72,9 +73,16 @@ STREAMS: tuple[StreamConfig, ...] = (
 )
 
 
-async def ensure_streams(js: JetStreamContext, replicas: int = 1) -> None:
-    """Create every platform stream that does not exist yet (with `replicas` copies), and update the rest."""
+async def ensure_streams(js: JetStreamContext, replicas: int = 1, only: Collection[str] | None = None) -> None:
+    """Create every platform stream (or those named in `only`) that does not exist yet (with `replicas`
+    copies), and update the rest.
+
+    A service passes the streams it owns (libs/platform/nats_permissions.STREAM_OWNERS): its NATS user may
+    create no others; a service reading another's stream waits for its owner (its consumer restarts).
+    """
     for template in STREAMS:
+        if only is not None and template.name not in only:
+            continue
         config = replace(template, num_replicas=replicas)
         assert config.name is not None
         try:

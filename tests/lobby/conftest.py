@@ -13,6 +13,7 @@ import uuid
 from collections.abc import AsyncIterator, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -21,6 +22,7 @@ import pytest
 from nats.aio.client import Client as NatsClient
 
 from libs.devservers import NatsServer
+from libs.devservers.nats_server import create_platform_streams
 from libs.platform.contracts.commands import StartedReply, StartGame
 from libs.platform.contracts.events import EndedSeat, GameEnded, GameSeat, GameStarted, Outcome, PlatformSettings
 from libs.platform.contracts.subjects import (
@@ -97,9 +99,11 @@ class TableStandIn:
 
 
 @pytest.fixture(scope="session")
-def lobby_nats_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """A NATS JetStream server of the lobby tests' own."""
-    server = NatsServer(tmp_path_factory.mktemp("lobby-nats")).start()
+def lobby_nats_url(infra: Infrastructure, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A NATS JetStream server of the lobby tests' own (its users' passwords those of the session's server)."""
+    credentials = Path(infra.nats_credentials) if infra.nats_credentials else None
+    server = NatsServer(tmp_path_factory.mktemp("lobby-nats"), credentials=credentials).start()
+    create_platform_streams(server.url)
     try:
         yield server.url
     finally:

@@ -1,0 +1,181 @@
+"""Who may publish and subscribe to what on NATS: one user per service, declared once, from `contracts.subjects`.
+
+Without this anything that reaches NATS could hold another player's Taler (`ledger.cmd.hold`) or log a
+move for any seat (`table.cmd.move`). Every service connects as its own user (its name), whose permissions
+allow exactly the subjects the table in docs/architecture.md ("Commands between services") gives it:
+
+- the commands it sends (publish) and serves (subscribe, with its queue group);
+- the stream subjects it appends to;
+- JetStream's API narrowed to what it does: STREAM.INFO on the streams it uses; STREAM.CREATE/UPDATE only
+  on the streams it owns (the one service that writes them creates them at startup, see `STREAM_OWNERS`);
+  its own durable consumers (INFO, CREATE, MSG.NEXT, and `$JS.ACK.<stream>.<durable>.>` for acks);
+  direct or plain message gets on the streams it reads; never DELETE, PURGE or another's consumer;
+- replies to requests it received (`allow_responses`), and replies to its own requests and JetStream
+  API calls on `_INBOX.<user>.>` only (each user connects with that inbox prefix, so no user can read
+  another's replies).
+
+The `admin` user may do everything: the operator, the tests' "another service would" connection, tools
+such as the bench and the demo. Nothing in a service connects as admin.
+
+The same declaration becomes the dev server's config (`libs/devservers/nats_server.py`), the Kubernetes
+NATS config (`deploy/k8s`, checked against this module by tests/deploy) and is proven by
+tests/platform/test_nats_permissions.py. To add a subject: add it to `contracts/subjects.py`, then to the
+users below that send or receive it (see docs/operations.md, "NATS users and permissions").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from libs.platform.contracts import subjects as s
+
+ADMIN = "admin"
+"""The operator's user: every subject, every JetStream API (tests, tools, stream maintenance)."""
+
+JS_API = "$JS.API"
+
+
+@dataclass(frozen=True)
+class NatsUser:
+    """One NATS user: what it may publish and subscribe to (subject patterns), and the streams it creates."""
+
+    name: str
+    publish: tuple[str, ...]
+    subscribe: tuple[str, ...]
+    owns_streams: tuple[str, ...] = field(default=())
+
+    @property
+    def inbox_prefix(self) -> str:
+        """The prefix of this user's reply subjects (`_INBOX.<user>`); only this user may subscribe below it."""
+        return inbox_prefix(self.name)
+
+    def server_permissions(self) -> dict[str, Any]:
+        """The `permissions` block of this user in a nats-server config."""
+        if self.name == ADMIN:
+            return {"publish": {"allow": [">"]}, "subscribe": {"allow": [">"]}}
+        return {"publish": {"allow": list(self.publish)},
+                "subscribe": {"allow": [*self.subscribe, f"{self.inbox_prefix}.>"]},
+                # Answering a request this user received: publish once to its reply subject.
+                "allow_responses": True}
+
+
+def inbox_prefix(user: str) -> str:
+    """The inbox prefix a connection as `user` uses (nats-py's `inbox_prefix`)."""
+    return f"_INBOX.{user}"
+
+
+# ---- JetStream API, narrowed ---------------------------------------------------------------------------
+def _owns(stream: str) -> tuple[str, ...]:
+    """Create and update `stream` (the owner does so at startup: `libs.platform.streams.ensure_streams`)."""
+    return (f"{JS_API}.STREAM.INFO.{stream}", f"{JS_API}.STREAM.CREATE.{stream}",
+            f"{JS_API}.STREAM.UPDATE.{stream}")
+
+
+def _knows(stream: str) -> tuple[str, ...]:
+    """Read a stream's configuration and state."""
+    return (f"{JS_API}.STREAM.INFO.{stream}",)
+
+
+def _durable(stream: str, durable: str) -> tuple[str, ...]:
+    """Create (or find) the shared durable pull consumer `durable` on `stream`, fetch from it and ack."""
+    consumer = f"{stream}.{durable}"
+    return (f"{JS_API}.CONSUMER.INFO.{consumer}", f"{JS_API}.CONSUMER.CREATE.{consumer}",
+            f"{JS_API}.CONSUMER.CREATE.{consumer}.>", f"{JS_API}.CONSUMER.DURABLE.CREATE.{consumer}",
+            f"{JS_API}.CONSUMER.MSG.NEXT.{consumer}", f"$JS.ACK.{consumer}.>")
+
+
+def _ephemeral(stream: str) -> tuple[str, ...]:
+    """Ordered (ephemeral, flow-controlled) consumers on `stream`: the table's live updates."""
+    return (f"{JS_API}.STREAM.NAMES", f"{JS_API}.CONSUMER.CREATE.{stream}", f"{JS_API}.CONSUMER.CREATE.{stream}.>",
+            f"{JS_API}.CONSUMER.INFO.{stream}.>", f"{JS_API}.CONSUMER.DELETE.{stream}.>", f"$JS.FC.{stream}.>")
+
+
+def _direct_get(stream: str) -> tuple[str, ...]:
+    """Read messages of `stream` by direct get (batched, or the last of a subject)."""
+    return (f"{JS_API}.DIRECT.GET.{stream}", f"{JS_API}.DIRECT.GET.{stream}.>")
+
+
+def _msg_get(stream: str) -> tuple[str, ...]:
+    """Read one message of `stream` through the stream leader."""
+    return (f"{JS_API}.STREAM.MSG.GET.{stream}",)
+
+
+def _serves(*subjects: str) -> tuple[str, ...]:
+    return subjects
+
+
+# ---- the users -----------------------------------------------------------------------------------------
+TABLE = NatsUser(
+    name="table",
+    publish=(
+        s.GAME_EVENTS, s.GAME_FACTS, s.BOT_TURNS, s.TIMER_SETS,  # appends to its streams
+        s.BOT_DECIDE, s.BOT_ADVISE,  # asks the computer (think time ran out; Rat des Meisters)
+        *_owns(s.GAMES_STREAM), *_owns(s.BOT_TURNS_STREAM), *_owns(s.TIMERS_STREAM), *_owns(s.GAME_FACTS_STREAM),
+        *_durable(s.GAMES_STREAM, s.TABLE_FOLLOWUP_DURABLE), *_durable(s.TIMERS_STREAM, s.TABLE_TIMERS_DURABLE),
+        *_ephemeral(s.GAMES_STREAM), *_direct_get(s.GAMES_STREAM), *_msg_get(s.GAMES_STREAM),
+        # Tests and tools purge a game's stale "your turn" requests only as admin; the table never does.
+    ),
+    subscribe=_serves(s.TABLE_START, s.TABLE_MOVE, s.TABLE_VIEW),
+    owns_streams=(s.GAMES_STREAM, s.BOT_TURNS_STREAM, s.TIMERS_STREAM, s.GAME_FACTS_STREAM),
+)
+
+LOBBY = NatsUser(
+    name="lobby",
+    publish=(
+        s.TABLE_START, s.LEDGER_HOLD, s.LEDGER_RELEASE,  # starts games, holds and releases stakes
+        s.PLAYER_REGISTERED, *_owns(s.LOBBY_STREAM),  # its facts
+        *_knows(s.GAME_FACTS_STREAM), *_durable(s.GAME_FACTS_STREAM, s.LOBBY_GAME_ENDS_DURABLE),
+    ),
+    subscribe=(),
+    owns_streams=(s.LOBBY_STREAM,),
+)
+
+BOT = NatsUser(
+    name="bot",
+    publish=(
+        s.TABLE_MOVE,  # a computer's move (the table checks the seat is the computer's)
+        *_knows(s.BOT_TURNS_STREAM), *_durable(s.BOT_TURNS_STREAM, s.BOT_TURNS_DURABLE),
+    ),
+    subscribe=_serves(s.BOT_DECIDE, s.BOT_ADVISE),
+)
+
+LEDGER = NatsUser(
+    name="ledger",
+    publish=(
+        *_knows(s.LOBBY_STREAM), *_durable(s.LOBBY_STREAM, s.LEDGER_REGISTRATIONS_DURABLE),
+        *_knows(s.GAME_FACTS_STREAM), *_durable(s.GAME_FACTS_STREAM, s.LEDGER_GAMES_DURABLE),
+        *_knows(s.GAMES_STREAM), *_msg_get(s.GAMES_STREAM), *_direct_get(s.GAMES_STREAM),  # a game's start
+    ),
+    subscribe=_serves(s.LEDGER_BALANCE, s.LEDGER_HOLD, s.LEDGER_RELEASE),
+)
+
+LEADERBOARD = NatsUser(
+    name="leaderboard",
+    publish=(*_knows(s.GAME_FACTS_STREAM), *_durable(s.GAME_FACTS_STREAM, s.LEADERBOARD_DURABLE)),
+    subscribe=(),
+)
+
+ADMIN_USER = NatsUser(name=ADMIN, publish=(">",), subscribe=(">",))
+
+SERVICE_USERS: dict[str, NatsUser] = {user.name: user for user in (LOBBY, TABLE, BOT, LEDGER, LEADERBOARD)}
+"""The user of each service, by service name."""
+
+USERS: dict[str, NatsUser] = {**SERVICE_USERS, ADMIN: ADMIN_USER}
+"""Every NATS user of the platform."""
+
+STREAM_OWNERS: dict[str, str] = {stream: user.name for user in SERVICE_USERS.values() for stream in user.owns_streams}
+"""The one service that creates and updates each stream (the one that writes it)."""
+
+
+def streams_owned_by(user: str | None) -> frozenset[str] | None:
+    """The streams `user` creates and updates at startup; None (all of them) for the admin, a user not
+    declared here, or a connection without a user (a server without authentication)."""
+    known = SERVICE_USERS.get(user or "")
+    return None if known is None else frozenset(known.owns_streams)
+
+
+def server_authorization(passwords: dict[str, str]) -> dict[str, Any]:
+    """The `authorization` block of a nats-server config: every user with its password and permissions."""
+    return {"users": [{"user": user.name, "password": passwords[user.name],
+                       "permissions": user.server_permissions()} for user in USERS.values()]}
