@@ -7,7 +7,7 @@ from functools import lru_cache
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-from pydantic import model_validator
+from pydantic import Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 DEV_AUTH_SECRET = "dev-only-secret-change-me-0123456789abcdef"
@@ -35,6 +35,10 @@ class Settings(BaseSettings):
     port: int = 0
     # Ledger: what a newly registered player's wallet starts with (Taler).
     starting_balance: int = 1000
+    # Ledger: a stake held for a seat goes back to the wallet this long after it was held unless its game
+    # started (a table never started, a hold whose reply was lost); the lobby closes a stake table that stayed
+    # open for half of it. At least ten minutes, so a table has time to fill (docs/services/ledger.md).
+    hold_ttl_seconds: int = Field(default=7200, ge=600)
     # JetStream: copies of every stream (3 on a 3-node cluster; 1 on a single server such as `make run`).
     stream_replicas: int = 1
     # Table: the wall clock runs this many seconds behind (end-to-end tests let a 30 s think time end in

@@ -4,24 +4,31 @@ from __future__ import annotations
 
 from fastapi import FastAPI
 
-from libs.platform.service import create_service_app
+from libs.platform.service import Runtime, create_service_app
 from libs.platform.settings import Settings
+from services.ledger.clock import Clock
 from services.ledger.wallets import router as wallets_router
 from services.ledger.workers import (
     consume_game_events,
     consume_registrations,
     serve_balance_requests,
     serve_stake_requests,
+    sweep_expired_holds,
 )
 
 
-def create_app(settings: Settings | None = None) -> FastAPI:
-    """Build the ledger app: wallet HTTP API, registration and game-pot consumers, balance and stake responders."""
+def create_app(settings: Settings | None = None, clock: Clock | None = None) -> FastAPI:
+    """Build the ledger app: wallet HTTP API, registration and game-pot consumers, balance and stake responders,
+    and the sweeper of expired holds; tests may replace the edge `clock` by a subclass."""
+
+    async def wire(runtime: Runtime) -> None:
+        runtime.extras["clock"] = clock or Clock()
+
     return create_service_app(
         "ledger",
         routers=[wallets_router],
-        workers=[consume_registrations, consume_game_events],
-        on_startup=[serve_balance_requests, serve_stake_requests],
+        workers=[consume_registrations, consume_game_events, sweep_expired_holds],
+        on_startup=[wire, serve_balance_requests, serve_stake_requests],
         uses_database=True,
         settings=settings,
     )

@@ -1,4 +1,4 @@
-"""The ledger's tables in schema `ledger`: accounts, transactions and their postings."""
+"""The ledger's tables in schema `ledger`: accounts, transactions and their postings, and held stakes."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from sqlalchemy import (
     Text,
     UniqueConstraint,
     func,
+    text,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
@@ -88,3 +89,38 @@ class Posting(Base):
     transaction_id: Mapped[int] = mapped_column(ForeignKey("transactions.id"), index=True)
     account_id: Mapped[str] = mapped_column(ForeignKey("accounts.id"))
     amount: Mapped[int] = mapped_column(BigInteger)
+
+
+class HoldState(StrEnum):
+    """Where a held stake is: still held, gone into a game's pot, given back on leaving, or given back on expiry."""
+
+    HELD = "held"
+    IN_POT = "in_pot"
+    RELEASED = "released"
+    EXPIRED = "expired"
+
+
+class Hold(Base):
+    """One stake held for a seat under its key, until it goes into a pot or back to the wallet.
+
+    The money sits on the seat's hold account (`hold:<table>:<player>`); the rows tell which hold it belongs
+    to, so a hold that already went into a pot is never given back out of a later hold on the same account.
+    The `amount` of the rows still `held` on an account sums to that account's balance.
+    """
+
+    __tablename__ = "holds"
+    __table_args__ = (
+        CheckConstraint("state IN ('held', 'in_pot', 'released', 'expired')", name="hold_state_known"),
+        CheckConstraint("amount > 0", name="hold_amount_positive"),
+        Index("holds_due", "expires_at", postgresql_where=text("state = 'held'")),
+        Index("holds_held_by_account", "account_id", "held_at", postgresql_where=text("state = 'held'")),
+    )
+
+    key: Mapped[str] = mapped_column(String(300), primary_key=True)
+    account_id: Mapped[str] = mapped_column(ForeignKey("accounts.id"))
+    amount: Mapped[int] = mapped_column(BigInteger)
+    state: Mapped[str] = mapped_column(String(16), server_default=HoldState.HELD.value)
+    held_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    # Given back by the ledger's sweeper at this time at the latest, unless it went into a pot before.
+    expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    settled_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))

@@ -4,14 +4,19 @@ Money moves `wallet → hold:<table>:<player>` when the lobby seats a registered
 back when the player stands up before the start, `holds → pot:<game>` with `GameStarted`, and
 `pot → wallets (and the house)` with `GameEnded`. Each step has its own idempotency key, so a retried
 command or a redelivered event moves nothing twice.
+
+Every hold expires `HOLD_TTL_SECONDS` after it was made: a hold that has not gone into a pot by then (its
+table never started, or the lobby never learned of it because the reply was lost) is given back by the
+sweeper (`release_expired_holds`), under the same key as a release on leaving, so it goes back once.
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
+from datetime import datetime, timedelta
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from libs.platform.contracts.commands import HoldStake, ReleaseStake, StakeHeld, StakeReleased
@@ -32,16 +37,21 @@ from services.ledger.booking import (
     wallet_account,
 )
 from services.ledger.handlers import read_wallet
-from services.ledger.models import Account, AccountKind
+from services.ledger.models import Account, AccountKind, Hold, HoldState
 
 STAKE_HELD = "stake_held"
 STAKE_RELEASED = "stake_released"
+STAKE_EXPIRED = "stake_expired"
 POT_COLLECTED = "pot_collected"
 POT_EMPTY = "pot_empty"
 POT_WON = "pot_won"
 STAKE_RETURNED = "stake_returned"
 POT_TO_HOUSE = "pot_to_house"
 MAX_STAKE = 100
+# The wallet history's memo of a release, by why the lobby asked for it (`{table}`: the table's label).
+NOT_STARTED_IN_TIME = "Einsatz zurück: Tisch {table} wurde nicht rechtzeitig gestartet"
+RELEASE_MEMOS = {"left": "Einsatz zurück: Tisch {table} vor dem Start verlassen",
+                 "table_closed": NOT_STARTED_IN_TIME}
 
 StartedLoader = Callable[[str], Awaitable[Event | None]]
 
@@ -82,10 +92,17 @@ def check_stake_command(command: HoldStake | ReleaseStake) -> None:
         raise MalformedStakeCommand("Der Schlüssel eines Einsatzes ist „hold:<Tisch>:<Spieler>:<Runde>“.")
     if isinstance(command, HoldStake) and not 0 < command.amount <= MAX_STAKE:
         raise MalformedStakeCommand(f"Ein Einsatz ist 1 bis {MAX_STAKE} Taler.")
+    if isinstance(command, ReleaseStake) and command.because not in RELEASE_MEMOS:
+        raise MalformedStakeCommand("Ein Einsatz geht zurück, weil jemand aufsteht („left“) oder der Tisch "
+                                    "geschlossen wird („table_closed“).")
 
 
-async def hold_stake(session: AsyncSession, command: HoldStake) -> StakeHeld:
-    """Move the stake from the wallet to the seat's hold account once per key; refuse 409 when broke."""
+async def hold_stake(session: AsyncSession, command: HoldStake, now: datetime, ttl: timedelta) -> StakeHeld:
+    """Move the stake from the wallet to the seat's hold account once per key; refuse 409 when broke.
+
+    The hold expires at `now + ttl` unless it goes into a pot before. A key held before answers with what
+    is still held under it (0 once it went into a pot or back to the wallet).
+    """
     check_stake_command(command)
     wallet = await read_wallet(session, command.player_id)
     hold = hold_account(command.table_id, command.player_id)
@@ -100,31 +117,77 @@ async def hold_stake(session: AsyncSession, command: HoldStake) -> StakeHeld:
         raise InsufficientFunds(f"Nicht genug Taler für den Einsatz von {command.amount} Taler: "
                                 f"du hast {wallet.balance} Taler.") from error
     held = dict(booking.postings).get(hold, 0)
+    if booking.is_duplicate:
+        row = await session.get(Hold, command.key)
+        held = row.amount if row is not None and row.state == HoldState.HELD else 0
+    else:
+        session.add(Hold(key=command.key, account_id=hold, amount=held, state=HoldState.HELD.value,
+                         held_at=now, expires_at=now + ttl))
+        await session.flush()
     balance = (await read_wallet(session, command.player_id)).balance
     return StakeHeld(held=held, balance=balance, duplicate=booking.is_duplicate)
 
 
-async def release_stake(session: AsyncSession, command: ReleaseStake) -> StakeReleased:
-    """Give back what the hold under `command.key` put aside, as far as it is still held (once per key)."""
+async def release_stake(session: AsyncSession, command: ReleaseStake, now: datetime) -> StakeReleased:
+    """Give back what the hold under `command.key` put aside, unless it went into a pot (once per key).
+
+    A hold the sweeper gave back on expiry answers as a duplicate with what it gave back.
+    """
     check_stake_command(command)
-    hold = hold_account(command.table_id, command.player_id)
-    released = await find_booking(session, release_key(command.key))
-    if released is not None:
-        return StakeReleased(released=dict(released.postings).get(wallet_account(command.player_id), 0),
-                             duplicate=True)
-    held = await find_booking(session, command.key)
-    if held is None:
+    row = await _locked_hold(session, command.key)
+    if row is None or row.account_id != hold_account(command.table_id, command.player_id):
         return StakeReleased(released=0, duplicate=False)
-    still_held = await _balance(session, hold)
-    amount = min(dict(held.postings).get(hold, 0), still_held)
-    if amount <= 0:  # already gone into a game's pot
+    if row.state != HoldState.HELD:
+        return await _earlier_release(session, command.key, command.player_id)
+    booking = await _give_back(session, row, command.player_id, STAKE_RELEASED, now,
+                               RELEASE_MEMOS[command.because].format(table=table_label(command.table_id)))
+    row.state = HoldState.RELEASED.value
+    return StakeReleased(released=dict(booking.postings).get(wallet_account(command.player_id), 0)
+                         if booking is not None else 0, duplicate=False)
+
+
+async def release_expired_holds(session: AsyncSession, now: datetime, limit: int = 100) -> int:
+    """Give back every hold whose time ran out at `now` without going into a pot; return how many.
+
+    Replicas share the work: holds another transaction is settling are skipped (`SKIP LOCKED`) and found by
+    the next sweep if still held; each goes back under its release key, so never twice.
+    """
+    due = (await session.execute(
+        select(Hold).where(Hold.state == HoldState.HELD.value, Hold.expires_at <= now)
+        .order_by(Hold.expires_at).limit(limit).with_for_update(skip_locked=True)
+    )).scalars().all()
+    for row in due:
+        table_id, player_id = row.account_id.removeprefix("hold:").split(":", 1)
+        await _give_back(session, row, player_id, STAKE_EXPIRED, now,
+                         NOT_STARTED_IN_TIME.format(table=table_label(table_id)))
+        row.state = HoldState.EXPIRED.value
+    return len(due)
+
+
+async def _locked_hold(session: AsyncSession, key: str) -> Hold | None:
+    row: Hold | None = (await session.execute(
+        select(Hold).where(Hold.key == key).with_for_update().execution_options(populate_existing=True)
+    )).scalar_one_or_none()
+    return row
+
+
+async def _earlier_release(session: AsyncSession, key: str, player_id: str) -> StakeReleased:
+    """What an earlier release (on leaving or on expiry) gave back under `key`; 0 for a hold in a pot."""
+    released = await find_booking(session, release_key(key))
+    if released is None:
         return StakeReleased(released=0, duplicate=False)
-    booking = await post_transaction(
-        session, release_key(command.key), STAKE_RELEASED,
-        [(hold, -amount), (wallet_account(command.player_id), amount)],
-        memo=f"Einsatz zurück: Tisch {table_label(command.table_id)} vor dem Start verlassen",
-    )
-    return StakeReleased(released=amount, duplicate=booking.is_duplicate)
+    return StakeReleased(released=dict(released.postings).get(wallet_account(player_id), 0), duplicate=True)
+
+
+async def _give_back(session: AsyncSession, row: Hold, player_id: str, kind: str, now: datetime,
+                     memo: str) -> Booking | None:
+    """Book the (locked, still held) hold `row` back to the player's wallet under its release key."""
+    row.settled_at = now
+    amount = min(row.amount, await _balance(session, row.account_id))
+    if amount <= 0:  # nothing left on the account (cannot happen while the rows add up to its balance)
+        return None
+    return await post_transaction(session, release_key(row.key), kind,
+                                  [(row.account_id, -amount), (wallet_account(player_id), amount)], memo=memo)
 
 
 def stake_of(started: GameStarted) -> tuple[str, int] | None:
@@ -158,8 +221,12 @@ async def collect_pot(session: AsyncSession, started: Event) -> Booking | None:
         if seat.kind != "human" or seat.account != "registered" or not seat.player_id:
             continue  # guests and computers never pay
         hold = hold_account(table_id, seat.player_id)
-        if await _balance(session, hold) >= stake:
+        # Locking the seat's holds first waits for a sweeper or release busy with them, so what is read
+        # next is what they left.
+        held = await _held_on(session, hold)
+        if await _balance(session, hold) >= stake and sum(row.amount for row in held) >= stake:
             postings.append((hold, -stake))
+            _take_into_pot(held, stake)
     label = f"Topf der Partie {started.game_id[:8]} an Tisch {table_label(table_id)}"
     if not postings:
         return await record_decision(session, key, POT_EMPTY, memo=label)
@@ -274,6 +341,29 @@ def _human_seats(ended: GameEnded, table_id: str, paid: set[str]) -> list[HumanS
             has_paid=hold_account(table_id, seat.player_id) in paid, has_left=index in left,
         ))
     return humans
+
+
+async def _held_on(session: AsyncSession, account_id: str) -> list[Hold]:
+    """The holds still held on `account_id`, oldest first, locked for this transaction."""
+    rows = await session.execute(
+        select(Hold).where(Hold.account_id == account_id, Hold.state == HoldState.HELD.value)
+        .order_by(Hold.held_at, Hold.key).with_for_update().execution_options(populate_existing=True)
+    )
+    return list(rows.scalars().all())
+
+
+def _take_into_pot(held: Sequence[Hold], stake: int) -> None:
+    """Mark the oldest holds as gone into the pot until `stake` is covered (a larger one keeps the rest)."""
+    needed = stake
+    for row in held:
+        if needed <= 0:
+            break
+        if row.amount <= needed:
+            needed -= row.amount
+            row.state, row.settled_at = HoldState.IN_POT.value, func.now()
+        else:
+            row.amount -= needed
+            needed = 0
 
 
 async def _balance(session: AsyncSession, account_id: str) -> int:

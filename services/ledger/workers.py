@@ -1,6 +1,9 @@
-"""The ledger's NATS side: funding wallets on registration, balances, stakes, and the games' pots."""
+"""The ledger's NATS side: funding wallets on registration, balances, stakes, and the games' pots; and the
+sweeper that gives back expired holds."""
 
 from __future__ import annotations
+
+from datetime import timedelta
 
 from nats.aio.msg import Msg
 from nats.js import JetStreamContext
@@ -35,8 +38,19 @@ from libs.platform.envelope import Event, EventType
 from libs.platform.logging import get_logger
 from libs.platform.rpc import answer
 from libs.platform.service import Runtime
+from services.ledger.clock import clock_of
 from services.ledger.handlers import answer_balance, open_wallet_for_registration
-from services.ledger.stakes import StartedLoader, collect_pot, hold_stake, release_stake, settle_game
+from services.ledger.stakes import (
+    StartedLoader,
+    collect_pot,
+    hold_stake,
+    release_expired_holds,
+    release_stake,
+    settle_game,
+)
+
+# How often the sweeper looks for expired holds: a hold goes back at most this long after it expired.
+HOLD_SWEEP_INTERVAL = 5.0
 
 
 async def consume_registrations(runtime: Runtime) -> None:
@@ -81,14 +95,16 @@ async def serve_stake_requests(runtime: Runtime) -> None:
     """Answer `ledger.cmd.hold` and `ledger.cmd.release` from the lobby (queue group `ledger`)."""
     assert runtime.engine is not None
     sessions = session_factory(runtime.engine)
+    clock = clock_of(runtime)
+    ttl = timedelta(seconds=runtime.settings.hold_ttl_seconds)
 
     async def hold(command: HoldStake) -> StakeHeld:
         async with sessions() as session, session.begin():
-            return await hold_stake(session, command)
+            return await hold_stake(session, command, clock.now(), ttl)
 
     async def release(command: ReleaseStake) -> StakeReleased:
         async with sessions() as session, session.begin():
-            return await release_stake(session, command)
+            return await release_stake(session, command, clock.now())
 
     await answer(runtime.nc, HOLD_STAKE, hold)
     await answer(runtime.nc, RELEASE_STAKE, release)
@@ -151,3 +167,22 @@ async def consume_game_events(runtime: Runtime) -> None:
 
     await run_pull_consumer(runtime.js, stream=GAME_FACTS_STREAM, durable=LEDGER_GAMES_DURABLE, subject=GAME_FACTS,
                             handler=handle, concurrency=8, stopping=runtime.stopping)
+
+
+async def sweep_expired_holds(runtime: Runtime) -> None:
+    """Every few seconds: give back the holds whose time ran out without going into a pot (all replicas)."""
+    assert runtime.engine is not None
+    sessions = session_factory(runtime.engine)
+    clock = clock_of(runtime)
+    log = get_logger(worker="hold_sweeper")
+    while True:
+        try:
+            async with sessions() as session, session.begin():
+                released = await release_expired_holds(session, clock.now())
+            if released:
+                log.info("holds_expired", released=released)
+                continue  # there may be more than one batch due
+        except Exception:
+            log.warning("hold_sweep_failed", exc_info=True)
+        if not await runtime.pause(HOLD_SWEEP_INTERVAL):
+            return

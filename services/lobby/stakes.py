@@ -4,6 +4,13 @@ The ledger answers `ledger.cmd.hold` / `ledger.cmd.release` (request/reply, queu
 hold has its own key `hold:<table_id>:<player_id>:<round>`, the round drawn at random per hold: a key is
 never used twice, not even after a hold was given back because the seat was not taken after all. A
 release gives back exactly that hold.
+
+The ledger gives a hold back by itself `HOLD_TTL_SECONDS` after it was made unless its game started (a table
+never started, a hold whose reply got lost). The lobby does not wait for that: a stake table still open after
+half of that time (`stale_after`) is closed and its stakes released (`tables.close_stale_stake_tables`), so a
+seated player's stake never goes back behind the lobby's back while the lobby runs. Should it happen anyway
+(the lobby was down for hours), the game starts all the same and that seat plays without stake: the ledger
+collects only holds it still has, and who paid nothing cannot win the pot.
 """
 
 from __future__ import annotations
@@ -12,6 +19,7 @@ import secrets
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from datetime import timedelta
 
 import nats.errors
 
@@ -30,6 +38,11 @@ class HeldStake:
     table_id: str
     player_id: str
     key: str
+
+
+def stale_after(hold_ttl_seconds: int) -> timedelta:
+    """How long a stake table may stay open before the lobby closes it: half the ledger's hold time."""
+    return timedelta(seconds=hold_ttl_seconds / 2)
 
 
 def pays_stake(table: GameTable, player: Identity) -> bool:
@@ -61,13 +74,16 @@ async def hold_stake(runtime: Runtime, table: GameTable, seat: Seat, held: list[
     held.append(HeldStake(table.table_id, seat.player_id, key))
 
 
-async def release_stake(runtime: Runtime, seat: Seat) -> None:
-    """Have the ledger give back the stake held for `seat` (if any), or refuse with 503 when it can't."""
+async def release_stake(runtime: Runtime, seat: Seat, because: str = "left") -> None:
+    """Have the ledger give back the stake held for `seat` (if any), or refuse with 503 when it can't.
+
+    `because` is "left" (the player stood up) or "table_closed" (the lobby closed the table).
+    """
     if seat.stake_key is None or seat.player_id is None:
         return
     try:
         await call(runtime.nc, RELEASE_STAKE, ReleaseStake(player_id=seat.player_id, table_id=seat.table_id,
-                                                           key=seat.stake_key))
+                                                           key=seat.stake_key, because=because))
     except (nats.errors.TimeoutError, nats.errors.NoRespondersError) as error:
         raise CommandRefused(503, "Das Konto ist gerade nicht erreichbar. Bitte versuche es gleich noch einmal.",
                              "ledger_unavailable") from error

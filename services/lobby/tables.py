@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import nats.errors
-from sqlalchemy import exists, select, update
+from sqlalchemy import exists, func, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -23,7 +23,7 @@ from services.lobby.clock import clock_of
 from services.lobby.database import sessions_of
 from services.lobby.errors import conflict, invalid, table_not_found
 from services.lobby.models import GameTable, Seat
-from services.lobby.stakes import hold_stake, holds_undone_on_failure, pays_stake, release_stake
+from services.lobby.stakes import hold_stake, holds_undone_on_failure, pays_stake, release_stake, stale_after
 from services.lobby.table_settings import (
     TableSettings,
     check_bot_level,
@@ -265,8 +265,9 @@ async def start_if_everyone_back(runtime: Runtime, table_id: str) -> bool:
             return False
         log.warning("rematch_start_refused", reason=refusal.reason)
     async with sessions_of(runtime).begin() as session:
+        # rematch_until stays: from then on the table is open (see close_stale_stake_tables).
         await session.execute(update(GameTable).where(GameTable.table_id == table_id, GameTable.status == REMATCH)
-                              .values(status=OPEN, rematch_until=None))
+                              .values(status=OPEN))
     return False
 
 
@@ -294,6 +295,40 @@ async def start_deferred_rematches(runtime: Runtime) -> int:
             select(GameTable.table_id).where(GameTable.status == REMATCH, ~waiting).limit(LIST_LIMIT)
         )).scalars().all()
     return sum([await start_if_everyone_back(runtime, table_id) for table_id in ready])
+
+
+async def close_stale_stake_tables(runtime: Runtime, now: datetime) -> int:
+    """Close the stake tables that stayed open too long without a start (`stale_after`); return how many.
+
+    Their stakes go back first: the ledger gives back a hold by itself once it expires, and the table is
+    closed well before that, so nobody sits at a table believing a stake is held that went back. A table is
+    open since it was opened or, after a rematch, since the rematch wait ended (every hold at it is younger).
+    Replicas share the work (`SKIP LOCKED`); a table whose stakes cannot go back now (ledger unreachable)
+    stays until the next sweep.
+    """
+    open_since = func.coalesce(GameTable.rematch_until, GameTable.created_at)
+    is_stale = (GameTable.status == OPEN, GameTable.stake > 0,
+                open_since <= now - stale_after(runtime.settings.hold_ttl_seconds))
+    async with sessions_of(runtime)() as session:
+        stale = (await session.execute(select(GameTable.table_id).where(*is_stale).limit(LIST_LIMIT))).scalars().all()
+    closed = 0
+    for table_id in stale:
+        log = get_logger(table_id=table_id)
+        try:
+            async with sessions_of(runtime).begin() as session:
+                table = (await session.execute(select(GameTable).where(GameTable.table_id == table_id, *is_stale)
+                                               .with_for_update(skip_locked=True))).scalar_one_or_none()
+                if table is None:
+                    continue  # started, left or closed meanwhile, or another replica is at it
+                seats = await _seats(session, table_id)
+                for seat in seats:
+                    await release_stake(runtime, seat, because="table_closed")
+                await session.delete(table)
+            closed += 1
+            log.info("stale_stake_table_closed", seats=len(seats))
+        except CommandRefused as refusal:
+            log.warning("stale_stake_table_kept", reason=refusal.reason)
+    return closed
 
 
 async def finish_game(runtime: Runtime, table_id: str, game_id: str) -> bool:
@@ -325,7 +360,8 @@ def describe(table: GameTable, seats: Sequence[Seat]) -> dict[str, Any]:
         "rules": table.rules,
         "seats": [_seat_json(seat) for seat in seats],
         "free_seats": table.player_count - len(seats) if table.status == OPEN else 0,
-        "rematch_until": table.rematch_until.isoformat() if table.rematch_until else None,
+        "rematch_until": table.rematch_until.isoformat() if table.rematch_until and table.status == REMATCH
+        else None,
         "created_at": table.created_at.isoformat() if table.created_at else None,
     }
 
@@ -388,7 +424,8 @@ async def _settle_rematch(runtime: Runtime, session: AsyncSession, table: GameTa
         await session.delete(table)
         get_logger(table_id=table.table_id).info("rematch_dissolved")
         return None
-    table.status, table.rematch_until = OPEN, None
+    # rematch_until stays: from then on the table is open (see close_stale_stake_tables).
+    table.status = OPEN
     if all(seat.player_id != table.host_id for seat in remaining):
         table.host_id = str(remaining[0].player_id)
     get_logger(table_id=table.table_id).info("rematch_reopened", freed=len(waiting), seated=len(remaining))

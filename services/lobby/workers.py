@@ -12,10 +12,16 @@ from libs.platform.contracts.subjects import GAME_ENDED_FACT, GAME_FACTS_STREAM,
 from libs.platform.envelope import Event, EventType
 from libs.platform.logging import get_logger
 from libs.platform.service import Runtime
+from services.lobby.clock import clock_of
 from services.lobby.database import sessions_of
 from services.lobby.facts import publish_registration
 from services.lobby.models import Player
-from services.lobby.tables import finish_game, reopen_expired_rematches, start_deferred_rematches
+from services.lobby.tables import (
+    close_stale_stake_tables,
+    finish_game,
+    reopen_expired_rematches,
+    start_deferred_rematches,
+)
 
 OUTBOX_INTERVAL = 2.0
 REMATCH_SWEEP_INTERVAL = 2.0
@@ -57,7 +63,8 @@ async def record_game_end(runtime: Runtime, raw: bytes) -> None:
 
 
 async def sweep_rematches(runtime: Runtime) -> None:
-    """Every few seconds: reopen tables whose kept seats ran out, and start rematches whose start was deferred.
+    """Every few seconds: reopen tables whose kept seats ran out, start rematches whose start was deferred, and
+    close stake tables left open too long (their stakes go back).
 
     Reads and joins free expired seats too; this sweep makes the two minutes hold even when nobody looks.
     """
@@ -66,8 +73,9 @@ async def sweep_rematches(runtime: Runtime) -> None:
         try:
             reopened = await reopen_expired_rematches(runtime)
             started = await start_deferred_rematches(runtime)
-            if reopened or started:
-                log.info("rematches_swept", reopened=reopened, started=started)
+            closed = await close_stale_stake_tables(runtime, clock_of(runtime).now())
+            if reopened or started or closed:
+                log.info("rematches_swept", reopened=reopened, started=started, stale_stake_tables_closed=closed)
         except Exception:
             log.warning("rematch_sweep_failed", exc_info=True)
         if not await runtime.pause(REMATCH_SWEEP_INTERVAL):

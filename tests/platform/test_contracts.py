@@ -112,7 +112,8 @@ SAMPLES: list[tuple[type[Contract], dict[str, Any]]] = [
     (HoldStake, {"player_id": "p-anna", "table_id": "t" * 32, "amount": 25,
                  "key": f"hold:{'t' * 32}:p-anna:0a1b2c3d4e5f"}),
     (StakeHeld, {"held": 25, "balance": 975, "duplicate": False}),
-    (ReleaseStake, {"player_id": "p-anna", "table_id": "t" * 32, "key": f"hold:{'t' * 32}:p-anna:0a1b2c3d4e5f"}),
+    (ReleaseStake, {"player_id": "p-anna", "table_id": "t" * 32, "key": f"hold:{'t' * 32}:p-anna:0a1b2c3d4e5f",
+                    "because": "left"}),
     (StakeReleased, {"released": 25, "duplicate": True}),
 ]
 

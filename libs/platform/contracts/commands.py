@@ -279,13 +279,18 @@ HOLD_STAKE = Command(subjects.LEDGER_HOLD, subjects.LEDGER_QUEUE, HoldStake, Sta
 
 
 class ReleaseStake(Contract, frozen=True, kw_only=True):
-    """Give back the hold booked under `key` (as far as it is still held), once."""
+    """Give back the hold booked under `key` (as far as it is still held), once.
+
+    `because` says why, for the wallet's history: "left" (the player stood up before the start) or
+    "table_closed" (the lobby closed a table left open too long without a start).
+    """
 
     WHAT: ClassVar[str] = "Die Anfrage ledger.cmd.release"
 
     player_id: str
     table_id: str
     key: str
+    because: str = "left"
 
 
 class StakeReleased(Contract, frozen=True, kw_only=True):
