@@ -10,8 +10,9 @@ from dataclasses import dataclass, field
 from typing import Annotated, Any
 
 import nats
-from fastapi import APIRouter, Depends, FastAPI, Header, HTTPException, Request, Response
-from fastapi.responses import JSONResponse
+from fastapi import APIRouter, Depends, FastAPI, HTTPException, Request, Response
+from fastapi.responses import JSONResponse, PlainTextResponse
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from nats.aio.client import Client as NatsClient
 from nats.js import JetStreamContext
 from sqlalchemy import text
@@ -19,14 +20,18 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from libs.platform.auth import Identity, InvalidToken, verify_token
+from libs.platform.body_limit import BodyLimit
 from libs.platform.consumers import FETCH_TIMEOUT, SHUTDOWN_GRACE
 from libs.platform.database import create_engine
+from libs.platform.docs_assets import add_offline_docs
+from libs.platform.http_errors import document_refusals, install_error_handlers
 from libs.platform.logging import CORRELATION_HEADER, configure_logging, correlation_id, get_logger
 from libs.platform.metrics import HTTP_LATENCY, HTTP_REQUESTS, render_metrics
 from libs.platform.nats_permissions import inbox_prefix, streams_owned_by
-from libs.platform.rpc import CommandRefused, finish_in_flight, stop_answering
+from libs.platform.rpc import finish_in_flight, stop_answering
 from libs.platform.settings import Settings, get_settings
 from libs.platform.streams import ensure_streams
+from libs.platform.strict_input import StrictInput
 from libs.rules import registry
 
 
@@ -81,10 +86,15 @@ def identity_of(runtime: Runtime, token: str) -> Identity:
                             headers={"WWW-Authenticate": "Bearer"}) from error
 
 
-async def current_identity(request: Request, authorization: Annotated[str | None, Header()] = None) -> Identity:
+_BEARER = HTTPBearer(auto_error=False, description="Das Token aus POST /guests, /players oder /sessions (Lobby).")
+"""Reads the `Authorization: Bearer` header and declares it in the OpenAPI schema (Swagger UI's "Authorize")."""
+
+
+async def current_identity(request: Request,
+                           credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_BEARER)]) -> Identity:
     """FastAPI dependency: the player behind the bearer token, or 401."""
-    token = bearer_token(authorization)
-    if token is None:
+    token = credentials.credentials.strip() if credentials is not None else None
+    if not token:
         raise HTTPException(401, "Anmeldung fehlt: Bearer-Token erforderlich.",
                             headers={"WWW-Authenticate": "Bearer"})
     return identity_of(request.app.state.runtime, token)
@@ -149,21 +159,24 @@ def create_service_app(
                 await engine.dispose()
             log.info("service_stopped")
 
-    app = FastAPI(title=f"Speed {name}", lifespan=lifespan)
+    app = FastAPI(title=f"Speed {name}", lifespan=lifespan, docs_url=None, redoc_url=None)
     app.state.ready = False
 
+    # Outermost last: metrics see every answer, the body limit bounds what StrictInput reads whole.
+    app.add_middleware(StrictInput)
+    app.add_middleware(BodyLimit)
     app.add_middleware(RequestMetrics, service=name)
-
-    @app.exception_handler(CommandRefused)
-    async def refused(_: Request, error: CommandRefused) -> JSONResponse:
-        return JSONResponse({"detail": error.reason, "code": error.code}, status_code=error.status)
+    install_error_handlers(app)
+    add_offline_docs(app)
+    document_refusals(app)
 
     @app.get("/healthz", tags=["operations"])
     async def healthz() -> dict[str, str]:
         """The process is alive."""
         return {"status": "ok", "service": name}
 
-    @app.get("/readyz", tags=["operations"])
+    @app.get("/readyz", tags=["operations"],
+             responses={503: {"description": "Nicht bereit; `problems` nennt, woran es liegt."}})
     async def readyz(request: Request) -> JSONResponse:
         """The service can do its work: NATS connected (and the database answering, where it has one)."""
         runtime: Runtime | None = getattr(request.app.state, "runtime", None)
@@ -183,7 +196,7 @@ def create_service_app(
         return JSONResponse({"status": "ready" if not problems else "not ready", "problems": problems},
                             status_code=status)
 
-    @app.get("/metrics", tags=["operations"])
+    @app.get("/metrics", tags=["operations"], response_class=PlainTextResponse)
     async def metrics() -> Response:
         """Prometheus metrics of this process."""
         body, content_type = render_metrics()

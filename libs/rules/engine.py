@@ -165,8 +165,9 @@ class Engine:
         if self.module.is_over(position.state):
             raise IllegalMove("Die Partie ist schon zu Ende.", "game_over")
         if not _is_int(seat) or not 0 <= seat < position.seats:
-            shown = seat + 1 if _is_int(seat) else seat
-            raise IllegalMove(f"Platz {shown} gibt es in dieser Partie nicht.", "no_seat")
+            # Only a plausible seat number is named: the reason must never echo a hostile value whole.
+            shown = _seat_name(seat) if _is_int(seat) and -1 <= seat < 99 else "Diesen Platz"
+            raise IllegalMove(f"{shown} gibt es in dieser Partie nicht.", "no_seat")
         if not isinstance(move, dict):
             raise IllegalMove("Dieser Zug hat ein unbekanntes Format.", "malformed")
         if not self.can_act(position, seat):

@@ -29,7 +29,14 @@ from tests.rules.helpers import (
     playable,
     registered_plugins,
 )
-from tests.rules.hostile import assert_german_reason, hostile_moves, is_plain_json, known_keys
+from tests.rules.hostile import (
+    ODD_INTS,
+    assert_german_reason,
+    hostile_moves,
+    is_plain_json,
+    json_scalars,
+    known_keys,
+)
 
 PLUGINS = "tests.rules.tinygame"
 WARNING_CODE = "warning"
@@ -134,9 +141,11 @@ def test_hostile_moves_are_refused_with_a_reason_and_change_nothing(
     position = data.draw(st.sampled_from(positions), label="position")
     pending = [entry.seat for entry in engine.pending(position)]
     mover = st.sampled_from(pending or [0])
-    seat = data.draw(st.one_of(mover, mover, mover, st.integers(0, seats - 1)), label="seat")
+    anyone = st.integers(0, seats - 1)
+    nobody = st.one_of(st.sampled_from(ODD_INTS), json_scalars())  # no seat at all: huge, negative, not a number
+    seat = data.draw(st.one_of(mover, mover, mover, mover, anyone, nobody), label="seat")
     # Near-misses of the seat's own legal moves, or of another seat's (made by the wrong seat).
-    owner = data.draw(st.sampled_from(pending or [seat]), label="owner of the mutated move")
+    owner = data.draw(st.sampled_from(pending or [0]), label="owner of the mutated move")
     moves = engine.legal_moves(position, owner)
     move = data.draw(hostile_moves(moves, _keys(rules_id, config_json, seats)), label="move")
     assert_refused_or_legal(engine, position, seat, move)

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
+from libs.platform.http_errors import refusals
 from libs.platform.service import CurrentPlayer, RuntimeDep
 from services.lobby.players import SignedIn, identity_of_player, log_in, register_player, sign_up_guest
 from services.lobby.schemas import CredentialsBody, NameBody, PlayerOut, SignedInOut
 
-router = APIRouter(tags=["players"])
+router = APIRouter(tags=["players"], responses=refusals(401, 409, 429))
 
 
 def _out(signed_in: SignedIn) -> SignedInOut:
