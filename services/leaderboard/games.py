@@ -10,10 +10,11 @@ from pydantic import BaseModel
 from sqlalchemy import select
 
 from libs.platform.database import session_factory
+from libs.platform.http_errors import refusals, shown
 from libs.platform.service import RuntimeDep
 from services.leaderboard.models import FinishedGameRow
 
-router = APIRouter(prefix="/games", tags=["games"])
+router = APIRouter(prefix="/games", tags=["games"], responses=refusals(404))
 
 
 class FinishedGameOut(BaseModel):
@@ -44,5 +45,5 @@ async def finished_game(game_id: str, runtime: RuntimeDep) -> FinishedGameOut:
     async with session_factory(runtime.engine)() as session:
         row = await session.get(FinishedGameRow, game_id)
     if row is None:
-        raise HTTPException(404, f"Eine beendete Partie {game_id} ist hier nicht bekannt.")
+        raise HTTPException(404, f"Eine beendete Partie {shown(game_id)} ist hier nicht bekannt.")
     return FinishedGameOut.model_validate(row, from_attributes=True)

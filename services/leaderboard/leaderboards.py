@@ -8,10 +8,12 @@ from fastapi import APIRouter, Query
 from pydantic import BaseModel
 
 from libs.platform.database import session_factory
+from libs.platform.http_errors import refusals
+from libs.platform.http_params import Offset
 from libs.platform.service import RuntimeDep
 from services.leaderboard.queries import list_variants, ranked_list
 
-router = APIRouter(prefix="/leaderboards", tags=["leaderboards"])
+router = APIRouter(prefix="/leaderboards", tags=["leaderboards"], responses=refusals(404))
 
 
 class VariantOut(BaseModel):
@@ -66,7 +68,7 @@ async def get_leaderboard(
     variant: str,
     runtime: RuntimeDep,
     limit: Annotated[int, Query(ge=1, le=200)] = 50,
-    offset: Annotated[int, Query(ge=0)] = 0,
+    offset: Offset = 0,
 ) -> LeaderboardOut:
     """The all-time list of one variant (e.g. speedmosaik/kachelwand); 404 for an unknown game."""
     assert runtime.engine is not None

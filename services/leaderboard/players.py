@@ -9,10 +9,12 @@ from fastapi import APIRouter, Query
 from pydantic import BaseModel
 
 from libs.platform.database import session_factory
+from libs.platform.http_errors import refusals
+from libs.platform.http_params import Offset
 from libs.platform.service import RuntimeDep
 from services.leaderboard.queries import player_results
 
-router = APIRouter(prefix="/players", tags=["players"])
+router = APIRouter(prefix="/players", tags=["players"], responses=refusals(404))
 
 
 class ResultOut(BaseModel):
@@ -44,7 +46,7 @@ async def get_player_results(
     player_id: str,
     runtime: RuntimeDep,
     limit: Annotated[int, Query(ge=1, le=200)] = 50,
-    offset: Annotated[int, Query(ge=0)] = 0,
+    offset: Offset = 0,
 ) -> ResultsOut:
     """The player's finished games, newest first (empty for a player without any)."""
     assert runtime.engine is not None

@@ -9,10 +9,12 @@ from fastapi import APIRouter, Query
 from pydantic import BaseModel
 
 from libs.platform.database import session_factory
+from libs.platform.http_errors import refusals
+from libs.platform.http_params import Offset
 from libs.platform.service import CurrentPlayer, Runtime, RuntimeDep
 from services.ledger.handlers import read_history, read_wallet, wallet_owner
 
-router = APIRouter(prefix="/wallets", tags=["wallets"])
+router = APIRouter(prefix="/wallets", tags=["wallets"], responses=refusals(403, 404))
 
 
 class WalletOut(BaseModel):
@@ -61,7 +63,7 @@ async def get_my_transactions(
     runtime: RuntimeDep,
     identity: CurrentPlayer,
     limit: Annotated[int, Query(ge=1, le=200)] = 50,
-    offset: Annotated[int, Query(ge=0)] = 0,
+    offset: Offset = 0,
 ) -> HistoryOut:
     """The caller's bookings, newest first, each with the running balance."""
     player_id = wallet_owner(identity)

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from libs.platform import table_options as options
+from libs.platform.http_errors import shown
 from libs.platform.table_options import DEFAULT_THINK_TIME, NO_CLOCK
 from libs.rules import ConfigError, registry
 from libs.rules.registry import UnknownRules
@@ -64,7 +65,7 @@ def rule_module(game: str) -> Any:
     try:
         return registry.latest(game)
     except UnknownRules as error:
-        raise invalid(f"Das Spiel „{game}“ gibt es hier nicht.", "unknown_game") from error
+        raise invalid(f"Das Spiel „{shown(game)}“ gibt es hier nicht.", "unknown_game") from error
 
 
 def check_bot_level(level: str) -> str:

@@ -17,6 +17,7 @@ from libs.platform.auth import Identity
 from libs.platform.contracts.commands import ADVISE, AdviseRequest
 from libs.platform.contracts.subjects import game_subject
 from libs.platform.envelope import ChainBroken, Event, EventType, verify_chain
+from libs.platform.http_errors import refusals
 from libs.platform.responses import JsonBody
 from libs.platform.rpc import call
 from libs.platform.service import CurrentPlayer, Runtime, RuntimeDep, bearer_token, identity_of
@@ -26,7 +27,7 @@ from services.table.games import Games, LeftGame
 from services.table.records import CorruptLog, GameRecord, replay, seats_of
 from services.table.views import game_view, public_event
 
-router = APIRouter(prefix="/games", tags=["games"])
+router = APIRouter(prefix="/games", tags=["games"], responses=refusals(403, 404, 409, 429))
 
 
 class MoveRequest(BaseModel):

@@ -48,7 +48,7 @@ def normalize(config: Any, seats: Any, playable_workshops: tuple[str, ...]) -> J
     if not isinstance(config, dict):
         raise ConfigError("Die Einstellungen haben ein unbekanntes Format.", "malformed")
     workshop = config.get("workshop", "kachelwand")
-    if workshop not in WORKSHOP_NAMES:
+    if not isinstance(workshop, str) or workshop not in WORKSHOP_NAMES:  # a list is no key (and unhashable)
         allowed = ", ".join(f"„{name}“" for name in WORKSHOP_NAMES)
         raise ConfigError(f"Für „Werkstatt“ gibt es nur {allowed}.", "unknown_value")
     if workshop not in playable_workshops:
@@ -59,7 +59,8 @@ def normalize(config: Any, seats: Any, playable_workshops: tuple[str, ...]) -> J
         if key == "workshop":
             continue
         if key not in OPTION_NAMES:
-            raise ConfigError(f"Die Einstellung „{key}“ gibt es bei Speedmosaik nicht.", "unknown_setting")
+            shown = key if len(key) <= 40 else key[:40] + "…"  # a client's key, quoted but never at length
+            raise ConfigError(f"Die Einstellung „{shown}“ gibt es bei Speedmosaik nicht.", "unknown_setting")
         if key not in options:
             owner = next(name for name, opts in OPTIONS.items() if key in opts)
             raise ConfigError(

@@ -6,11 +6,12 @@ from typing import Any
 
 from fastapi import APIRouter
 
+from libs.platform.http_errors import refusals
 from libs.platform.service import CurrentPlayer, RuntimeDep
 from services.lobby import tables
 from services.lobby.schemas import OpenTableBody, SoloBody
 
-router = APIRouter(prefix="/tables", tags=["tables"])
+router = APIRouter(prefix="/tables", tags=["tables"], responses=refusals(403, 404, 409, 429))
 
 
 @router.post("/solo", status_code=201)
