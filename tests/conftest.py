@@ -47,7 +47,10 @@ class Infrastructure:
         """Environment variables for a service process pointing at these servers."""
         return {"NATS_URL": self.nats_url, "DATABASE_URL": self.database_url,
                 "NATS_CREDENTIALS": self.nats_credentials,
-                "AUTH_SECRET": TEST_AUTH_SECRET, "BOT_MOVE_DELAY": "0", "LOG_LEVEL": "warning"}
+                "AUTH_SECRET": TEST_AUTH_SECRET, "BOT_MOVE_DELAY": "0", "LOG_LEVEL": "warning",
+                # Tests sign up hundreds of players and fire requests as fast as they can, all from one
+                # address: no general or sign-up limit (tests of the limits set their own, tests/*/test_*limits*).
+                "RATE_LIMIT_PER_SECOND": "0", "SIGNUPS_PER_HOUR": "0"}
 
 
 @pytest.fixture(scope="session")

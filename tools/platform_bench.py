@@ -184,7 +184,10 @@ class Stack:
         # The services connect as their own NATS users; this process and the responder as the admin (`url`).
         env = {"NATS_URL": self.nats.url, "NATS_CREDENTIALS": str(self.nats.credentials_file),
                "DATABASE_URL": self.postgres.url, "AUTH_SECRET": self.auth_secret,
-               "BOT_MOVE_DELAY": "0", "LOG_LEVEL": "warning"}
+               "BOT_MOVE_DELAY": "0", "LOG_LEVEL": "warning",
+               # Every simulated player comes from this one address: the per-client limits would measure
+               # themselves, not the platform (login and live-stream limits stay on: the bench stays under them).
+               "RATE_LIMIT_PER_SECOND": "0", "SIGNUPS_PER_HOUR": "0"}
         with open(logs / "responder.log", "ab") as output:
             self.responder = subprocess.Popen(
                 [sys.executable, "-m", "tools.platform_bench", "--responder", self.nats.url], cwd=REPO_ROOT,

@@ -113,6 +113,13 @@ class TokenBuckets:
         bucket = self._refilled(key)
         bucket.tokens = max(-self.capacity, bucket.tokens - cost)
 
+    def give_back(self, key: str) -> None:
+        """Return one token to `key`'s bucket (a request that turned out not to count), never beyond its capacity."""
+        if not self.enabled:
+            return
+        bucket = self._refilled(key)
+        bucket.tokens = min(self.capacity, bucket.tokens + 1.0)
+
     def wait(self, key: str) -> float:
         """Return the seconds until `key` has a token (0.0 now), taking nothing."""
         if not self.enabled:

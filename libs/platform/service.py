@@ -27,6 +27,7 @@ from libs.platform.docs_assets import add_offline_docs
 from libs.platform.http_errors import document_refusals, install_error_handlers
 from libs.platform.logging import CORRELATION_HEADER, configure_logging, correlation_id, get_logger
 from libs.platform.metrics import HTTP_LATENCY, HTTP_REQUESTS, render_metrics
+from libs.platform.ratelimit import ClientRateLimit
 from libs.platform.nats_permissions import inbox_prefix, streams_owned_by
 from libs.platform.rpc import finish_in_flight, stop_answering
 from libs.platform.settings import Settings, get_settings
@@ -165,6 +166,9 @@ def create_service_app(
     # Outermost last: metrics see every answer, the body limit bounds what StrictInput reads whole.
     app.add_middleware(StrictInput)
     app.add_middleware(BodyLimit)
+    # Per-client request limit (429 before any body is read); inside the metrics, which count the 429s too.
+    app.add_middleware(ClientRateLimit, per_second=settings.rate_limit_per_second, burst=settings.rate_limit_burst,
+                       trusted_proxies=settings.trusted_proxies)
     app.add_middleware(RequestMetrics, service=name)
     install_error_handlers(app)
     add_offline_docs(app)

@@ -50,6 +50,20 @@ class Settings(BaseSettings):
     bot_concurrency: int = 4
     # Bot service: pause before a bot's move, so humans can follow (seconds; 0 in tests and demos).
     bot_move_delay: float = 0.0
+    # Rate limits (docs/architecture.md, "Limits"); 0 turns a limit off. A client is the connection's peer
+    # address, or, when that peer is one of TRUSTED_PROXIES (addresses or networks, comma-separated), the
+    # address its X-Forwarded-For names. Per replica unless said otherwise.
+    trusted_proxies: str = ""
+    rate_limit_per_second: float = 50.0  # every service: requests per client, sustained ...
+    rate_limit_burst: int = 200  # ... and at once
+    login_attempts_per_minute: float = 10.0  # lobby, per client; a failed attempt costs three
+    login_failures_per_account: int = 5  # lobby, per account name within the window, over all replicas
+    login_failure_window_seconds: int = 300
+    signups_per_hour: float = 20.0  # lobby: guests and registrations per client ...
+    signup_burst: int = 5  # ... and at once
+    live_streams_per_client: int = 20  # table: open live streams per client address
+    live_streams_per_account: int = 4  # table: open live streams per player
+    live_streams_anonymous: int = 500  # table: spectators' streams (no token) in all
 
     @model_validator(mode="after")
     def _refuse_unsafe_defaults(self) -> Settings:

@@ -8,6 +8,7 @@ from libs.platform.service import Runtime, create_service_app
 from libs.platform.settings import Settings
 from services.lobby.clock import Clock
 from services.lobby.database import open_sessions
+from services.lobby.limits import make_limits
 from services.lobby.routers import games, players, tables
 from services.lobby.workers import publish_pending_registrations, sweep_rematches, track_game_ends
 
@@ -22,7 +23,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         "lobby",
         routers=[players.router, tables.router, games.router],
         workers=[track_game_ends, publish_pending_registrations, sweep_rematches],
-        on_startup=[open_sessions, wire],
+        on_startup=[open_sessions, wire, make_limits],
         uses_database=True,
         settings=settings,
     )

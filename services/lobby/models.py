@@ -1,4 +1,4 @@
-"""The lobby's PostgreSQL tables (schema `lobby`): players, game tables and their seats."""
+"""The lobby's PostgreSQL tables (schema `lobby`): players, game tables and their seats, failed logins."""
 
 from __future__ import annotations
 
@@ -100,3 +100,19 @@ class Seat(Base):
     held_until: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
 
     __table_args__ = (UniqueConstraint("table_id", "player_id", name="seats_one_per_player"),)
+
+
+class LoginAttempt(Base):
+    """A login attempt that has not (yet) succeeded, per account name (its skeleton), shared by every lobby
+    replica: an account takes only so many failures per window, wherever they are tried."""
+
+    __tablename__ = "login_failures"
+
+    attempt_id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    account_key: Mapped[str] = mapped_column(String(120))
+    failed_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+    __table_args__ = (
+        Index("login_failures_account", "account_key", "failed_at"),
+        Index("login_failures_failed_at", "failed_at"),
+    )

@@ -18,6 +18,7 @@ from libs.platform.service import Runtime
 from services.lobby.database import sessions_of
 from services.lobby.errors import conflict, invalid
 from services.lobby.facts import publish_registration
+from services.lobby.limits import account_login_succeeded, begin_account_attempt, login_failed, take_login
 from services.lobby.models import Player
 from services.lobby.names import check_name, normalize, skeleton
 from services.lobby.passwords import hash_password, verify_password
@@ -82,14 +83,19 @@ async def register_player(runtime: Runtime, raw_name: str, password: str) -> Sig
     return _signed_in(runtime, player)
 
 
-async def log_in(runtime: Runtime, raw_name: str, password: str) -> SignedIn:
-    """Return a token for a registered player whose password matches, else 401."""
+async def log_in(runtime: Runtime, raw_name: str, password: str, client: str) -> SignedIn:
+    """Return a token for a registered player whose password matches, else 401; 429 when `client` or the
+    account has had too many attempts (services/lobby/limits.py)."""
+    take_login(runtime, client)
+    account = skeleton(raw_name)  # unknown names count too: the answer must not tell which names exist
+    await begin_account_attempt(runtime, account)
     async with sessions_of(runtime)() as session:
         player = await _registered_for_login(session, raw_name)
-    if player is None or player.password_hash is None:
+    if player is None or player.password_hash is None \
+            or not await asyncio.to_thread(verify_password, password, player.password_hash):
+        login_failed(runtime, client)
         raise CommandRefused(401, _WRONG_LOGIN, "wrong_login")
-    if not await asyncio.to_thread(verify_password, password, player.password_hash):
-        raise CommandRefused(401, _WRONG_LOGIN, "wrong_login")
+    await account_login_succeeded(runtime, account)
     return _signed_in(runtime, player)
 
 
