@@ -92,6 +92,8 @@ class Contract(msgspec.Struct, kw_only=True, frozen=True):
             decoded: Self = _decoder(cls).decode(raw)
         except msgspec.DecodeError as error:
             raise ContractError(german_reason(error, cls.WHAT)) from error
+        except RecursionError as error:  # msgspec's nesting limit: a hostile message, not a fault of ours
+            raise ContractError(f"{cls.WHAT} ist zu tief verschachtelt.") from error
         return decoded
 
     @classmethod
