@@ -14,9 +14,10 @@ from libs.platform.contracts.commands import (
     StartGame,
     ViewGame,
 )
-from libs.platform.rpc import answer
+from libs.platform.rpc import CommandRefused, answer
 from libs.platform.service import Runtime
 from services.table.games import Games
+from services.table.records import GameRecord
 from services.table.views import game_view
 
 
@@ -29,6 +30,7 @@ async def serve_commands(runtime: Runtime) -> None:
         return StartedReply(game_id=record.game_id, rules=record.module.rules_id, n=record.n)
 
     async def move(command: MakeMove) -> MoveMadeReply:
+        await _check_nats_mover(games, command)
         record = await games.move(command.game_id, command.seat, command.move, actor=command.actor or "system",
                                   chosen_by=command.chosen_by or "bot", expected_n=command.expected_n)
         return MoveMadeReply(game_id=record.game_id, n=record.n)
@@ -41,3 +43,50 @@ async def serve_commands(runtime: Runtime) -> None:
     await answer(runtime.nc, START_GAME, start)
     await answer(runtime.nc, MAKE_MOVE, move)
     await answer(runtime.nc, VIEW_GAME, view)
+
+
+def _is_computer(actor: str) -> bool:
+    """How a computer's move names who made it: "bot:<level>" (the bot service) or "system"."""
+    return actor == "system" or actor.startswith("bot:")
+
+
+async def _check_nats_mover(games: Games, command: MakeMove) -> None:
+    """Refuse (403) a move over NATS whose actor and `chosen_by` do not fit the seat.
+
+    NATS permissions let only the bot service (and the operator) send `table.cmd.move`; this check keeps
+    even that sender to the seats it may play: a computer seat ("bot"), a seat whose human left
+    ("departed"), or a human's own seat in that human's name ("player", as the benchmark plays). A think
+    time that ran out ("timeout") is the table's own decision and never arrives over NATS. Who sits where
+    never changes, so a cached record does; only before refusing is the game read afresh, since another
+    replica may have recorded that the seat's human left.
+    """
+    refusal = _mover_refusal(await games.seated(command.game_id), command)
+    if refusal is not None:
+        refusal = _mover_refusal(await games.load(command.game_id), command)
+    if refusal is not None:
+        raise refusal
+
+
+def _mover_refusal(record: GameRecord, command: MakeMove) -> CommandRefused | None:
+    """Why `command` may not move for its seat in `record`, or None (a seat the game does not have, or one
+    whose human left, is judged by `Games.move`)."""
+    if not 0 <= command.seat < len(record.seats) or command.seat in record.left:
+        return None
+    seat, number = record.seats[command.seat], command.seat + 1
+    chosen_by = command.chosen_by or "bot"
+    if chosen_by == "player":
+        if seat.is_bot or command.actor != seat.player_id:
+            return CommandRefused(403, f"Nur der Mensch auf Platz {number} darf dort selbst ziehen.", "not_your_seat")
+        return None
+    if not _is_computer(command.actor):
+        return CommandRefused(403, "Ein Zug des Computers muss als Zug des Computers gekennzeichnet sein.",
+                              "not_your_seat")
+    if chosen_by == "bot" and not seat.is_bot:
+        return CommandRefused(403, f"Auf Platz {number} spielt ein Mensch; der Computer darf dort nicht ziehen.",
+                              "not_your_seat")
+    if chosen_by == "departed" and not seat.is_bot:
+        return CommandRefused(403, f"Platz {number} hat niemand verlassen; der Computer darf dort nicht ziehen.",
+                              "not_your_seat")
+    if chosen_by == "timeout":
+        return CommandRefused(403, "Wenn die Bedenkzeit abläuft, zieht der Tisch selbst.", "not_your_seat")
+    return None
