@@ -179,3 +179,32 @@ def server_authorization(passwords: dict[str, str]) -> dict[str, Any]:
     """The `authorization` block of a nats-server config: every user with its password and permissions."""
     return {"users": [{"user": user.name, "password": passwords[user.name],
                        "permissions": user.server_permissions()} for user in USERS.values()]}
+
+
+def password_variable(user: str) -> str:
+    """The environment variable (and key of the Secret speed-nats-users) holding `user`'s password."""
+    return f"NATS_PASSWORD_{user.upper()}"
+
+
+def authorization_conf() -> str:
+    """The `authorization` block in nats-server's config syntax, each password read from the server's
+    environment (`$NATS_PASSWORD_<USER>`, from the Secret speed-nats-users): deploy/k8s/base/nats/users.conf."""
+    lines = ["# Generated from libs/platform/nats_permissions.py by `python -m libs.platform.nats_permissions`;",
+             "# do not edit (tests/deploy checks it is current). Passwords: the Secret speed-nats-users.",
+             "authorization {", "  users: ["]
+    for user in USERS.values():
+        permissions = user.server_permissions()
+        lines += ["    {", f'      user: "{user.name}"', f"      password: ${password_variable(user.name)}",
+                  "      permissions: {"]
+        for direction in ("publish", "subscribe"):
+            allowed = ", ".join(f'"{subject}"' for subject in permissions[direction]["allow"])
+            lines.append(f"        {direction}: {{ allow: [{allowed}] }}")
+        if permissions.get("allow_responses"):
+            lines.append("        allow_responses: true")
+        lines += ["      }", "    }"]
+    lines += ["  ]", "}"]
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    print(authorization_conf(), end="")

@@ -20,9 +20,13 @@ from typing import Any
 
 import pytest
 
+from libs.devservers.nats_server import nats_server_binary
 from libs.devservers.processes import DEFAULT_PORTS
 from libs.platform.contracts.subjects import BOT_TURNS_DURABLE as BOT_CONSUMER
 from libs.platform.contracts.subjects import BOT_TURNS_STREAM
+from libs.platform.nats_permissions import SERVICE_USERS as SERVICE_NATS_USERS
+from libs.platform.nats_permissions import USERS as NATS_USERS
+from libs.platform.nats_permissions import authorization_conf, password_variable
 
 yaml = pytest.importorskip("yaml")
 
@@ -35,6 +39,7 @@ KUSTOMIZATIONS = {"base": BASE, **OVERLAYS}
 OPERATIONS_DOC = REPO / "docs" / "operations.md"
 
 SERVICES = tuple(DEFAULT_PORTS)
+NATS_SECRET = "speed-nats-users"
 WORKLOADS = ("Deployment", "StatefulSet", "Job")
 # Labels Prometheus (prometheus-operator) adds to every scraped series.
 TARGET_LABELS = {"job", "instance", "namespace", "pod", "service", "container", "endpoint"}
@@ -627,3 +632,119 @@ def test_built_production_runs_the_http_services_twice_and_keeps_the_autoscalers
     assert {"HorizontalPodAutoscaler", "ScaledObject", "PodDisruptionBudget"} <= {o["kind"] for o in objects}
     images = {c["image"] for o in objects if o["kind"] in ("Deployment", "Job") for c in containers(o)}
     assert len(images) == 1 and not images.pop().endswith(":latest"), "production runs one pinned release"
+
+
+# ------------------------------------------------------------------ NATS users and network policies
+
+
+def test_the_nats_users_conf_is_generated_from_the_code() -> None:
+    # Regenerate with: python -m libs.platform.nats_permissions > deploy/k8s/base/nats/users.conf
+    assert generator_text("nats-config", "users.conf") == authorization_conf()
+    for conf in (BASE / "nats" / "nats.conf", OVERLAYS["dev"] / "nats.conf"):
+        assert re.search(r"^include \./users\.conf$", conf.read_text(), re.MULTILINE), conf
+
+
+@pytest.mark.parametrize("name", ["base", "dev"])
+def test_the_nats_config_is_valid_for_nats_server_with_every_password_from_the_secret(
+        name: str, tmp_path: Path) -> None:
+    conf = (BASE / "nats" / "nats.conf") if name == "base" else (OVERLAYS["dev"] / "nats.conf")
+    (tmp_path / "nats.conf").write_text(conf.read_text())
+    (tmp_path / "users.conf").write_text(generator_text("nats-config", "users.conf"))
+    secret = {password_variable(user): f"pw-{user}" for user in NATS_USERS}
+    result = subprocess.run([nats_server_binary(), "-t", "-c", str(tmp_path / "nats.conf")], capture_output=True,
+                            text=True, timeout=30, env={"SERVER_NAME": "nats-0", **secret})
+    assert result.returncode == 0, result.stderr
+    missing = dict(secret)
+    missing.pop(password_variable("bot"))
+    result = subprocess.run([nats_server_binary(), "-t", "-c", str(tmp_path / "nats.conf")], capture_output=True,
+                            text=True, timeout=30, env={"SERVER_NAME": "nats-0", **missing})
+    assert result.returncode != 0 and "NATS_PASSWORD_BOT" in result.stderr, "a missing password must not start"
+
+
+def test_the_nats_servers_read_every_password_from_the_secret() -> None:
+    nats = next(c for c in pod_spec(one("StatefulSet", "nats"))["containers"] if c["name"] == "nats")
+    assert {"secretRef": {"name": NATS_SECRET}} in nats.get("envFrom", [])
+
+
+@pytest.mark.parametrize("name", SERVICES)
+def test_each_service_connects_to_nats_as_its_own_user_with_its_password_alone(name: str) -> None:
+    assert name in SERVICE_NATS_USERS, f"{name} has no NATS user in libs/platform/nats_permissions"
+    container = pod_spec(one("Deployment", name))["containers"][0]
+    env = env_of(container)
+    assert env["NATS_USER"]["value"] == name
+    assert env["NATS_PASSWORD"]["valueFrom"]["secretKeyRef"] == {"name": NATS_SECRET, "key": password_variable(name)}
+    assert not any("secretRef" in ref for ref in container.get("envFrom", [])), "only its own password"
+
+
+CNPG_POD = {"cnpg.io/cluster": "speed-pg"}
+INGRESS_NAMESPACE, MONITORING_NAMESPACE = "ingress-nginx", "monitoring"
+
+
+def pod_labels(objects: tuple[dict[str, Any], ...]) -> dict[str, dict[str, str]]:
+    """The labels of every pod the manifests run, by workload name (the CloudNativePG instances as speed-pg)."""
+    pods = {obj["metadata"]["name"]: obj["spec"]["template"]["metadata"]["labels"]
+            for obj in objects if obj["kind"] in WORKLOADS}
+    for cluster in (obj for obj in objects if obj["kind"] == "Cluster"):
+        pods[cluster["metadata"]["name"]] = {"cnpg.io/cluster": cluster["metadata"]["name"]}
+    return pods
+
+
+def matches(selector: dict[str, Any], labels: dict[str, str]) -> bool:
+    """Kubernetes label selector semantics (matchLabels and In/NotIn/Exists); {} selects everything."""
+    if any(labels.get(key) != value for key, value in selector.get("matchLabels", {}).items()):
+        return False
+    for expression in selector.get("matchExpressions", []):
+        key, operator, values = expression["key"], expression["operator"], expression.get("values", [])
+        if (operator == "In" and labels.get(key) not in values) or (operator == "NotIn" and labels.get(key) in values) \
+                or (operator == "Exists" and key not in labels) or (operator == "DoesNotExist" and key in labels):
+            return False
+    return True
+
+
+def admitted(objects: tuple[dict[str, Any], ...], target: dict[str, str], port: int | str,
+             source: dict[str, str] | None = None, namespace: str | None = None) -> bool:
+    """Whether the NetworkPolicies let a pod (`source` labels in this namespace, or any pod of the namespace
+    `namespace`) reach `port` of a pod labelled `target` (ports given by number or by name, as written)."""
+    for policy in (obj for obj in objects if obj["kind"] == "NetworkPolicy"):
+        spec = policy["spec"]
+        if "Ingress" not in spec.get("policyTypes", ["Ingress"]) or not matches(spec["podSelector"], target):
+            continue
+        for rule in spec.get("ingress", []):
+            if rule.get("ports") and port not in {p["port"] for p in rule["ports"]}:
+                continue
+            for peer in rule.get("from", []):
+                if "namespaceSelector" in peer:
+                    if namespace is not None and matches(peer["namespaceSelector"],
+                                                         {"kubernetes.io/metadata.name": namespace}) \
+                            and matches(peer.get("podSelector", {}), {}):
+                        return True
+                elif source is not None and matches(peer["podSelector"], source):
+                    return True
+    return False
+
+
+@pytest.mark.parametrize("overlay", list(OVERLAYS))
+def test_network_policies_deny_by_default_and_open_only_what_the_platform_needs(overlay: str) -> None:
+    objects = built(overlay)
+    policies = [obj for obj in objects if obj["kind"] == "NetworkPolicy"]
+    assert any(p["spec"]["podSelector"] == {} and p["spec"]["policyTypes"] == ["Ingress"]
+               and not p["spec"].get("ingress") for p in policies), "a default deny of all ingress in the namespace"
+    pods = pod_labels(objects)
+    nats, postgres = pods["nats"], pods["speed-pg"]
+    assert postgres == CNPG_POD
+    databases = {name for name in SERVICES
+                 if "uses_database=True" in (REPO / "services" / name / "app.py").read_text()} | {"migrate"}
+    for name in SERVICES:
+        assert admitted(objects, nats, 4222, source=pods[name]), f"{name} must reach NATS"
+        assert admitted(objects, postgres, 5432, source=pods[name]) == (name in databases), \
+            f"{name} {'must' if name in databases else 'must not'} reach PostgreSQL"
+        assert admitted(objects, pods[name], "http", namespace=INGRESS_NAMESPACE), f"the ingress must reach {name}"
+        assert admitted(objects, pods[name], "http", namespace=MONITORING_NAMESPACE), f"Prometheus must scrape {name}"
+        for other in SERVICES:
+            assert not admitted(objects, pods[other], "http", source=pods[name]), f"{name} must not reach {other}"
+    assert admitted(objects, postgres, 5432, source=pods["migrate"])
+    assert not admitted(objects, nats, 4222, source=pods["migrate"]), "the migrations need no NATS"
+    assert not admitted(objects, nats, 4222, namespace=INGRESS_NAMESPACE)
+    assert not admitted(objects, postgres, 5432, namespace=INGRESS_NAMESPACE)
+    assert admitted(objects, nats, 6222, source=nats), "the NATS servers route to each other"
+    assert admitted(objects, nats, 8222, namespace="keda"), "KEDA reads the BOT_TURNS backlog"
