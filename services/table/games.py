@@ -326,8 +326,9 @@ _GAME_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 
 def _check_id(game_id: str) -> None:
+    """Refuse (404) an id no game can have, without naming it: it may hold NUL, RTL marks or wildcards."""
     if _GAME_ID.fullmatch(game_id) is None:
-        raise CommandRefused(404, f"Die Partie {game_id[:64]} gibt es nicht.", "game_not_found")
+        raise CommandRefused(404, "Diese Partie gibt es nicht.", "game_not_found")
 
 
 def _validate_platform(raw: PlatformSettings | None) -> PlatformSettings:

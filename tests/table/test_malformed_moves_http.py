@@ -161,11 +161,15 @@ async def test_hostile_move_requests_get_a_german_4xx_and_change_nothing(
 
 
 # ---- NATS ----------------------------------------------------------------------------------------------------
+ODD_GAME_IDS = ("", "\x00", "abc\x00", "a.b", "games.>", "*", "\u202eabc", "é", "x" * 500, "../../etc")
+"""Game ids no game has: NUL, NATS wildcards and separators, RTL override, non-ASCII, far too long."""
+
+
 @st.composite
 def move_commands(draw: st.DrawFn, game_id: str, legal: list[Any]) -> Any:
     """A table.cmd.move request with hostile fields (wrong types, out of range, missing, extra)."""
     command: dict[str, Any] = {
-        "game_id": game_id,
+        "game_id": draw(_mostly(st.just(game_id), st.one_of(st.sampled_from(ODD_GAME_IDS), json_scalars()))),
         "seat": draw(_mostly(st.integers(0, 1), st.one_of(st.sampled_from(ODD_INTS), json_scalars()))),
         "move": draw(hostile_moves(legal, MOVE_KEYS)),
     }
@@ -205,3 +209,13 @@ async def test_hostile_move_commands_are_refused_with_a_german_reason_and_change
     assert_german_reason(reply["reason"])
     assert await _seen(table, nc, game_id) == before
 
+
+
+@pytest.mark.parametrize("odd_id", ODD_GAME_IDS, ids=repr)
+async def test_a_move_for_a_game_id_no_game_can_have_is_refused_with_a_clean_reason(
+        table: httpx.AsyncClient, nc: NatsClient, odd_id: str) -> None:
+    reply = json.loads((await nc.request(TABLE_MOVE, _encode({"game_id": odd_id, "seat": 0, "move": {}}),
+                                         timeout=10)).data)
+    assert not reply["ok"] and reply["status"] == 404, reply
+    assert_german_reason(reply["reason"])
+    assert odd_id not in reply["reason"] or not odd_id, reply  # never echoed: it may hold NUL or RTL characters
