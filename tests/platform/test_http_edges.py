@@ -123,7 +123,8 @@ async def test_a_list_or_an_object_where_a_setting_value_belongs_is_refused(edge
     lobby = edges.clients["lobby"]
     for settings in [{"workshop": []}, {"workshop": {"a": 1}}, {"workshop": "kachelwand", "wall": []},
                      {"tempo": ["schnell"]}, {"think_time": {"s": 30}}, {"stake": [10]}, {"turbo": [True]}]:
-        for path, body in [("/tables", {"settings": settings, "player_count": 2}), ("/tables/solo", {"settings": settings})]:
+        for path, body in [("/tables", {"settings": settings, "player_count": 2}),
+                           ("/tables/solo", {"settings": settings})]:
             german_refusal(await lobby.post(path, json=body, headers=edges.headers), 422, "invalid_settings")
 
 
@@ -246,7 +247,7 @@ async def test_made_up_paths_add_no_time_series_to_the_metrics(edges: Edges) -> 
     assert series(after_text) == before
     routes = set(re.findall(r'route="([^"]*)"', after_text))
     assert "unmatched" in routes and "/games/{game_id}" in routes
-    assert all(route == "unmatched" or route.startswith("/") and "\u202e" not in route and len(route) < 60
+    assert all(route == "unmatched" or (route.startswith("/") and "\u202e" not in route and len(route) < 60)
                for route in routes)
 
 
