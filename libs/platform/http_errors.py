@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import nats.errors
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
@@ -156,6 +157,13 @@ def install_error_handlers(app: FastAPI) -> None:
         if default is not None and detail in _ENGLISH_DEFAULTS:  # Starlette's and FastAPI's own phrases
             detail, code = default
         return refusal(error.status_code, detail, code, headers=error.headers)
+
+    @app.exception_handler(nats.errors.NoRespondersError)
+    @app.exception_handler(nats.errors.TimeoutError)
+    async def unanswered(_: Request, __: Exception) -> JSONResponse:
+        # A command to another service found no one or no answer in time: that service is down or busy.
+        return refusal(503, "Ein Dienst dahinter antwortet gerade nicht. Bitte versuche es gleich noch einmal.",
+                       "unavailable")
 
     @app.exception_handler(Exception)
     async def crashed(_: Request, __: Exception) -> JSONResponse:

@@ -27,7 +27,7 @@ from services.table.games import Games, LeftGame
 from services.table.records import CorruptLog, GameRecord, replay, seats_of
 from services.table.views import game_view, public_event
 
-router = APIRouter(prefix="/games", tags=["games"], responses=refusals(403, 404, 409, 429))
+router = APIRouter(prefix="/games", tags=["games"], responses=refusals(403, 404, 409, 429, 503))
 
 
 class MoveRequest(BaseModel):

@@ -12,11 +12,13 @@ from typing import Any
 
 import httpx
 import pytest
+from fastapi import APIRouter
 from nats.aio.client import Client as NatsClient
 
 from libs.platform.auth import Identity, PlayerKind, issue_token
 from libs.platform.contracts.subjects import TABLE_START
 from libs.platform.rpc import request
+from libs.platform.service import RuntimeDep, create_service_app
 from libs.platform.settings import Settings
 from services.bot.app import create_app as create_bot
 from services.leaderboard.app import create_app as create_leaderboard
@@ -264,3 +266,17 @@ async def test_docs_load_their_assets_from_the_service_itself(edges: Edges, serv
             answer = await client.get(asset)
             assert answer.status_code == 200 and len(answer.content) > 1000, asset
     assert (await client.get("/openapi.json")).status_code == 200
+
+
+async def test_a_command_nobody_answers_is_a_german_503_not_a_crash(settings: Settings) -> None:
+    router = APIRouter()
+
+    @router.get("/ask")
+    async def ask(runtime: RuntimeDep) -> dict[str, str]:
+        await runtime.nc.request(f"nobody.listens.{uuid.uuid4().hex}", b"{}", timeout=0.5)
+        return {"answered": "yes"}
+
+    async with running_app(create_service_app("probe", routers=[router], settings=settings)) as client:
+        answer = await client.get("/ask")
+
+    assert german_refusal(answer, 503, "unavailable")["detail"].startswith("Ein Dienst dahinter antwortet")

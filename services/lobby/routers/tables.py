@@ -11,7 +11,7 @@ from libs.platform.service import CurrentPlayer, RuntimeDep
 from services.lobby import tables
 from services.lobby.schemas import OpenTableBody, SoloBody
 
-router = APIRouter(prefix="/tables", tags=["tables"], responses=refusals(403, 404, 409, 429))
+router = APIRouter(prefix="/tables", tags=["tables"], responses=refusals(403, 404, 409, 429, 503))
 
 
 @router.post("/solo", status_code=201)
