@@ -12,6 +12,7 @@ import json
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import quote
 
 import httpx
 import pytest
@@ -219,3 +220,13 @@ async def test_a_move_for_a_game_id_no_game_can_have_is_refused_with_a_clean_rea
     assert not reply["ok"] and reply["status"] == 404, reply
     assert_german_reason(reply["reason"])
     assert odd_id not in reply["reason"] or not odd_id, reply  # never echoed: it may hold NUL or RTL characters
+
+
+@pytest.mark.parametrize("odd_id", ODD_GAME_IDS, ids=repr)
+@pytest.mark.parametrize("endpoint", ["moves", "preview"])
+async def test_a_move_request_for_a_game_id_no_game_can_have_gets_a_clean_4xx(
+        table: httpx.AsyncClient, odd_id: str, endpoint: str) -> None:
+    move = {"source": "mitte", "farbe": "blau", "reihe": 1}
+    answer = await table.post(f"/games/{quote(odd_id, safe='')}/{endpoint}", json={"move": move}, headers=auth(ANNA))
+    _assert_refusal_body(answer)
+    assert odd_id not in answer.json()["detail"] or not odd_id, answer.text
