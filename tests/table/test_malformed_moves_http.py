@@ -36,7 +36,7 @@ from tests.rules.hostile import (
 )
 from tests.table.test_table_api import ANNA, BERT, FixedSeeds, auth, start_two_humans
 
-EXAMPLES = 100
+EXAMPLES = 60
 """Per test; each example is a few requests to the in-process app and a read of the log (well under 30 s)."""
 MOVE_KEYS = ("source", "schale", "farbe", "reihe", "bestaetigt", "spalte")
 """The Kachelwand's move keys (the game these tests play)."""
