@@ -43,24 +43,36 @@ class Clock:
 
 
 async def start_clocks(runtime: Runtime, record: GameRecord) -> None:
-    """Schedule a deadline for every human seat whose decision began with the game's latest event."""
+    """Schedule the deadline of every human seat that must decide at the game's latest event.
+
+    The deadline runs from the moment the decision began in the log (as the view shows it), not from when
+    this follow-up runs, so scheduling a seat again (each schedule replaces the seat's earlier one) sets the
+    same deadline. That makes it safe to schedule after every event rather than only after the event the
+    decision began with, whose follow-up may be overtaken by a later event (a PlayerLeft appended before it
+    ran) and then skips it: such a decision would otherwise wait for ever.
+    """
     think_time = record.platform.think_time  # None: "ohne", no clock
     if think_time is None or record.ended is not None:
         return
     clock: Clock = runtime.extras["clock"]
+    real_now = datetime.now(UTC)
+    behind = clock.now() - real_now  # the table's clock may run behind the log's (tests shift it)
     for seat, started in enumerate(record.clocks):
-        if started is None or started.n != record.n or record.is_computer_seat(seat):
+        if started is None or record.is_computer_seat(seat):
             continue
-        deadline = clock.now() + timedelta(seconds=think_time + GRACE_SECONDS)
-        # Schedules have second resolution: round up, so nobody loses part of a second.
-        at = (deadline + timedelta(seconds=1)).replace(microsecond=0)
-        payload = TimerDeadline(game_id=record.game_id, seat=seat, n=record.n, deadline=at.isoformat())
+        began = datetime.fromisoformat(started.at.replace("Z", "+00:00"))
+        deadline = began + behind + timedelta(seconds=think_time + GRACE_SECONDS)
+        # Schedules have second resolution: round up, so nobody loses part of a second; and never into
+        # the past (a follow-up late after an outage): then the computer decides in a second.
+        at = (max(deadline, real_now) + timedelta(seconds=1)).replace(microsecond=0)
+        payload = TimerDeadline(game_id=record.game_id, seat=seat, n=started.n, deadline=at.isoformat())
         await runtime.js.publish(
             timer_set_subject(record.game_id, seat), payload.encode(), stream=TIMERS_STREAM,
             headers={"Nats-Schedule": f"@at {at.strftime('%Y-%m-%dT%H:%M:%SZ')}",
                      "Nats-Schedule-Target": timer_fire_subject(record.game_id, seat)},
         )
-        metrics.CLOCKS_STARTED.inc()
+        if started.n == record.n:
+            metrics.CLOCKS_STARTED.inc()
 
 
 async def decide_for_late_player(runtime: Runtime, deadline: TimerDeadline) -> None:
