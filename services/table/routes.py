@@ -18,12 +18,14 @@ from libs.platform.contracts.commands import ADVISE, AdviseRequest
 from libs.platform.contracts.subjects import game_subject
 from libs.platform.envelope import ChainBroken, Event, EventType, verify_chain
 from libs.platform.http_errors import refusals
+from libs.platform.ratelimit import client_address
 from libs.platform.responses import JsonBody
 from libs.platform.rpc import call
 from libs.platform.service import CurrentPlayer, Runtime, RuntimeDep, bearer_token, identity_of
 from libs.rules import IllegalMove
 from services.table import metrics
 from services.table.games import Games, LeftGame
+from services.table.live_limits import CountedStream, LiveLimits
 from services.table.records import CorruptLog, GameRecord, replay, seats_of
 from services.table.views import game_view, public_event
 
@@ -160,13 +162,21 @@ async def audit_game(game_id: str, runtime: RuntimeDep) -> dict[str, Any]:
 async def live_updates(game_id: str, runtime: RuntimeDep, request: Request,
                        token: Annotated[str | None, Query()] = None,
                        authorization: Annotated[str | None, Header()] = None) -> StreamingResponse:
-    """Server-sent events: the viewer's view after every event in the log (token optional: spectator)."""
+    """Server-sent events: the viewer's view after every event in the log (token optional: spectator).
+
+    429 when the caller's address, the player, or all spectators together hold their limit of open streams.
+    """
     games = _games(runtime)
     record = await games.load(game_id)
     raw = token or bearer_token(authorization)
-    viewer = _seat_of(record, identity_of(runtime, raw)) if raw else None
-    return StreamingResponse(_stream(runtime, games, record, viewer, request), media_type="text/event-stream",
-                             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+    identity = identity_of(runtime, raw) if raw else None
+    viewer = _seat_of(record, identity) if identity is not None else None
+    limits: LiveLimits = runtime.extras["live_limits"]
+    release = limits.open(client_address(request.scope, runtime.settings.trusted_proxies),
+                          identity.player_id if identity is not None else None)
+    return CountedStream(_stream(runtime, games, record, viewer, request), release,
+                         media_type="text/event-stream",
+                         headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
 
 
 async def _stream(runtime: Runtime, games: Games, record: GameRecord, viewer: int | None,
