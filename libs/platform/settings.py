@@ -59,8 +59,8 @@ class Settings(BaseSettings):
     login_attempts_per_minute: float = 10.0  # lobby, per client; a failed attempt costs three
     login_failures_per_account: int = 5  # lobby, per account name within the window, over all replicas
     login_failure_window_seconds: int = 300
-    signups_per_hour: float = 20.0  # lobby: guests and registrations per client ...
-    signup_burst: int = 5  # ... and at once
+    signups_per_hour: float = 30.0  # lobby: guests and registrations per client ...
+    signup_burst: int = 10  # ... and at once (`make demo` signs up three guests a run)
     live_streams_per_client: int = 20  # table: open live streams per client address
     live_streams_per_account: int = 4  # table: open live streams per player
     live_streams_anonymous: int = 500  # table: spectators' streams (no token) in all
