@@ -53,7 +53,8 @@ async def start_solo(runtime: Runtime, player: Identity, game: str, settings: di
     seat_count = 1 + opponents
     checked = validate_settings(game, settings, seat_count, is_solo=True)
     async with sessions_of(runtime).begin() as session:
-        table = _new_table(player, checked, seat_count, bot_level, fill_with_bots=True, is_solo=True)
+        table = _new_table(player, checked, seat_count, bot_level, fill_with_bots=True, is_solo=True,
+                           now=clock_of(runtime).now())
         session.add(table)
         await session.flush()
         seats = [_human_seat(table.table_id, 0, player)]
@@ -71,7 +72,7 @@ async def open_table(runtime: Runtime, host: Identity, game: str, settings: dict
     checked = validate_settings(game, settings, player_count, is_solo=False)
     async with holds_undone_on_failure(runtime) as held, sessions_of(runtime).begin() as session:
         table = _new_table(host, checked, player_count, bot_level, fill_with_bots=fill_with_bots,
-                           is_solo=False)
+                           is_solo=False, now=clock_of(runtime).now())
         session.add(table)
         await session.flush()
         seat = _human_seat(table.table_id, 0, host)
@@ -491,12 +492,12 @@ def _refuse_unless_open(table: GameTable) -> None:
 
 
 def _new_table(host: Identity, checked: TableSettings, player_count: int, bot_level: str, *,
-               fill_with_bots: bool, is_solo: bool) -> GameTable:
+               fill_with_bots: bool, is_solo: bool, now: datetime) -> GameTable:
     return GameTable(
         table_id=uuid.uuid4().hex, game=checked.game, settings=checked.game_settings, tempo=checked.tempo,
         think_time=checked.think_time, stake=checked.stake, turbo=checked.turbo, is_solo=is_solo,
         host_id=host.player_id, player_count=player_count, bot_level=bot_level,
-        fill_with_bots=fill_with_bots, status=OPEN, created_at=datetime.now(UTC))
+        fill_with_bots=fill_with_bots, status=OPEN, created_at=now)
 
 
 def _human_seat(table_id: str, index: int, player: Identity) -> Seat:

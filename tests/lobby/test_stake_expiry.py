@@ -42,8 +42,8 @@ async def test_a_stake_table_left_open_too_long_is_closed_and_every_stake_goes_b
     await join(lobby, table["table_id"], bert)
     await join(lobby, table["table_id"], gast)
 
-    assert await close_stale_stake_tables(lobby.runtime, lobby.clock.now() + stale_time(lobby)
-                                          - timedelta(minutes=1)) == 0
+    # Tables other tests left open may be closed too; this one is not due yet.
+    await close_stale_stake_tables(lobby.runtime, lobby.clock.now() + stale_time(lobby) - timedelta(minutes=1))
     assert (await lobby.http.get(f"/tables/{table['table_id']}")).status_code == 200
     assert await close_stale_stake_tables(lobby.runtime, lobby.clock.now() + stale_time(lobby)) >= 1
 
@@ -74,7 +74,7 @@ async def test_a_table_reopened_after_a_rematch_counts_as_open_since_then(
     reopened = (await lobby.http.get(f"/tables/{table_id}")).json()
     assert reopened["status"] == "open" and reopened["rematch_until"] is None
 
-    assert await close_stale_stake_tables(lobby.runtime, lobby.clock.now()) == 0
+    await close_stale_stake_tables(lobby.runtime, lobby.clock.now())
     assert (await lobby.http.get(f"/tables/{table_id}")).status_code == 200
     assert await close_stale_stake_tables(lobby.runtime, lobby.clock.now() + stale_time(lobby)) >= 1
     assert (await lobby.http.get(f"/tables/{table_id}")).status_code == 404
