@@ -42,7 +42,7 @@ def start_platform(stack: ExitStack) -> dict[str, str]:
     folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="speed-demo-")))
     nats_server = NatsServer(folder / "nats").start()
     stack.callback(nats_server.stop)
-    postgres = PostgresServer(folder / "postgres").start()
+    postgres = PostgresServer(folder / "postgres", throwaway=True).start()
     stack.callback(postgres.stop)
     upgrade_all(postgres.url)
     create_platform_streams(nats_server.url)

@@ -170,7 +170,7 @@ class Stack:
         self.root = root
         self.auth_secret = secrets.token_hex(32)
         self.nats = NatsServer(root / "nats")
-        self.postgres = PostgresServer(root / "postgres")
+        self.postgres = PostgresServer(root / "postgres", throwaway=True)
         self.services: dict[str, ServiceProcess] = {}
         self.responder: subprocess.Popen[bytes] | None = None
 
