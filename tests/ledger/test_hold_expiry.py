@@ -18,7 +18,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from libs.platform.contracts.events import GameSeat, GameStarted, PlatformSettings
 from libs.platform.envelope import GENESIS, EventType, new_event
-from libs.platform.rpc import request
+from libs.platform.rpc import CommandRefused, request
 from libs.platform.settings import Settings
 from services.ledger.app import create_app
 from services.ledger.booking import hold_account, pot_account, wallet_account
@@ -223,3 +223,15 @@ async def test_sweepers_and_releases_at_the_same_time_give_each_hold_back_exactl
         assert await balance_of(sessions, wallet_account(player)) == 100
         assert await balance_of(sessions, hold_account(table, player)) == 0
         assert await releases_booked(sessions, table, player) == 1
+
+
+async def test_a_release_for_a_reason_the_ledger_does_not_know_is_refused_and_gives_nothing_back(
+    ledger: httpx.AsyncClient, nc: NatsClient, sessions: Sessions, funded_wallet: FundedWallet,
+) -> None:
+    player, table = await funded_wallet(100), uuid.uuid4().hex
+    await hold(nc, table, player)
+    with pytest.raises(CommandRefused) as refused:
+        await request(nc, "ledger.cmd.release", {"player_id": player, "table_id": table,
+                                                 "key": f"hold:{table}:{player}:1", "because": "weil"})
+    assert refused.value.status == 422 and "table_closed" in refused.value.reason
+    assert await balance_of(sessions, wallet_account(player)) == 90
