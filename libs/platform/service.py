@@ -27,8 +27,8 @@ from libs.platform.docs_assets import add_offline_docs
 from libs.platform.http_errors import document_refusals, install_error_handlers
 from libs.platform.logging import CORRELATION_HEADER, configure_logging, correlation_id, get_logger
 from libs.platform.metrics import HTTP_LATENCY, HTTP_REQUESTS, render_metrics
-from libs.platform.ratelimit import ClientRateLimit
 from libs.platform.nats_permissions import inbox_prefix, streams_owned_by
+from libs.platform.ratelimit import ClientRateLimit
 from libs.platform.rpc import finish_in_flight, stop_answering
 from libs.platform.settings import Settings, get_settings
 from libs.platform.streams import ensure_streams
