@@ -44,7 +44,8 @@ class BodyLimit:
             await self.app(scope, receive, send)
             return
         declared = next((value for key, value in scope.get("headers", ()) if key == b"content-length"), None)
-        if declared is not None and (not declared.isdigit() or int(declared) > self.max_bytes):
+        # Compared as text first: int() of thousands of digits is itself an error (and needs no reading).
+        if declared is not None and declared.isdigit() and (len(declared) > 18 or int(declared) > self.max_bytes):
             await self._refuse(scope, receive, send)
             return
         received = 0
