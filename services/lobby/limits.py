@@ -25,6 +25,9 @@ from services.lobby.clock import clock_of
 from services.lobby.database import sessions_of
 from services.lobby.models import LoginAttempt
 
+ACCOUNT_KEY_MAX = 120
+"""Characters of an account key (a name's skeleton) kept in `login_failures.account_key`."""
+
 FAILED_LOGIN_COST = 3
 """Tokens a failed login takes from the client's bucket (a success takes one): stricter after failures."""
 

@@ -18,7 +18,13 @@ from libs.platform.service import Runtime
 from services.lobby.database import sessions_of
 from services.lobby.errors import conflict, invalid
 from services.lobby.facts import publish_registration
-from services.lobby.limits import account_login_succeeded, begin_account_attempt, login_failed, take_login
+from services.lobby.limits import (
+    ACCOUNT_KEY_MAX,
+    account_login_succeeded,
+    begin_account_attempt,
+    login_failed,
+    take_login,
+)
 from services.lobby.models import Player
 from services.lobby.names import check_name, normalize, skeleton
 from services.lobby.passwords import hash_password, verify_password
@@ -87,7 +93,10 @@ async def log_in(runtime: Runtime, raw_name: str, password: str, client: str) ->
     """Return a token for a registered player whose password matches, else 401; 429 when `client` or the
     account has had too many attempts (services/lobby/limits.py)."""
     take_login(runtime, client)
-    account = skeleton(raw_name)  # unknown names count too: the answer must not tell which names exist
+    # Unknown names count too (the answer must not tell which names exist); a registered name's skeleton is
+    # far shorter than the column, so cutting what a login sends (NFKC can make one character eighteen) loses
+    # no account.
+    account = skeleton(raw_name)[:ACCOUNT_KEY_MAX]
     await begin_account_attempt(runtime, account)
     async with sessions_of(runtime)() as session:
         player = await _registered_for_login(session, raw_name)

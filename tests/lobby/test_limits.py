@@ -161,3 +161,10 @@ async def test_behind_a_trusted_proxy_the_forwarded_address_is_the_client(
         statuses = [(await direct.post("/guests", json={"name": unique_name("Gast")},
                                        headers={"X-Forwarded-For": f"198.51.100.{i}"})).status_code for i in range(2)]
     assert statuses == [201, 429]
+
+
+async def test_a_login_with_an_absurd_name_is_an_ordinary_refusal(replicas: tuple[FastAPI, FastAPI]) -> None:
+    # U+FDFA is one character that NFKC spells out in eighteen: the name's skeleton outgrows any column.
+    async with client_at(replicas[1], "203.0.113.120") as client:
+        answer = await client.post("/sessions", json={"name": "\ufdfa" * 200, "password": "egal-1234"})
+    assert answer.status_code == 401 and answer.json()["code"] == "wrong_login"
