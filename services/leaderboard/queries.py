@@ -8,6 +8,7 @@ from datetime import datetime
 from sqlalchemy import distinct, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from libs.platform.http_errors import shown
 from libs.platform.rpc import CommandRefused
 from libs.rules import registry
 from services.leaderboard.models import Result, Standing
@@ -17,7 +18,7 @@ class UnknownGame(CommandRefused):
     """No game of this name is known to the platform."""
 
     def __init__(self, game: str) -> None:
-        super().__init__(404, f"Ein Spiel „{game}“ gibt es hier nicht.", "unknown_game")
+        super().__init__(404, f"Ein Spiel „{shown(game)}“ gibt es hier nicht.", "unknown_game")
 
 
 @dataclass(frozen=True)

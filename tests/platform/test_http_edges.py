@@ -219,6 +219,8 @@ async def test_refusals_never_echo_what_was_sent_at_length(edges: Edges) -> None
         await edges.clients["lobby"].get(f"/games/{long}"),
         await edges.clients["lobby"].post("/tables", json={"settings": {long: 1}}, headers=edges.headers),
         await edges.clients["leaderboard"].get(f"/games/{long}"),
+        await edges.clients["leaderboard"].get(f"/leaderboards/{long}"),
+        await edges.clients["leaderboard"].get(f"/leaderboards/{long}/kachelwand"),
         await edges.clients["table"].get(f"/games/{long}"),
         await edges.clients["lobby"].post("/guests", json={"name": "Ute", long: 1}),
     ]
