@@ -12,7 +12,7 @@ services as processes (BOT_MOVE_DELAY=0), and a minimal responder process for th
   with `Nats-Expected-Last-Subject-Sequence` and `Nats-Msg-Id`, then replies; G clients in flight.
 - nats / http: G 2-seat Speedmosaik games in flight, both seats human and driven by this process. A turn
   is: read the view of the seat that must move, choose a legal move (seeded, avoiding the floor), submit it
-  with `expected_n`. Over NATS: `table.cmd.view` + `table.cmd.move`; over HTTP: `GET /games/{id}/view` +
+  with `expected_n`. Over NATS: `table.cmd.view` + `table.cmd.play`; over HTTP: `GET /games/{id}/view` +
   `POST /games/{id}/moves` with bearer tokens, one keep-alive connection per game (a lean HTTP/1.1 client
   by default, because httpx costs ~1.6 ms of client CPU per request here; `--http-client httpx`). A game
   that ends is replaced by a new one (`table.cmd.start`). Reports moves/s, turn p50/p99, move p50 (the
@@ -74,7 +74,7 @@ from libs.devservers.postgres_server import PostgresServer
 from libs.devservers.processes import REPO_ROOT, SERVICES, ServiceProcess, stop_process
 from libs.platform.auth import Identity, PlayerKind, issue_token
 from libs.platform.contracts.commands import (
-    MAKE_MOVE,
+    PLAY_MOVE,
     START_GAME,
     VIEW_GAME,
     MakeMove,
@@ -690,7 +690,7 @@ async def play_over_nats(nc: NatsClient, window: Window | None = None) -> str | 
             view = await call(nc, VIEW_GAME, ViewGame(game_id=game_id, seat=seat))
         move = choose(view, rng)
         sent = time.perf_counter()
-        await call(nc, MAKE_MOVE, MakeMove(game_id=game_id, seat=seat, move=move, actor=players[seat],
+        await call(nc, PLAY_MOVE, MakeMove(game_id=game_id, seat=seat, move=move, actor=players[seat],
                                            chosen_by="player", expected_n=view["n"]))
         done = time.perf_counter()
         if window is not None:

@@ -116,7 +116,7 @@ TABLE = NatsUser(
         *_ephemeral(s.GAMES_STREAM), *_direct_get(s.GAMES_STREAM), *_msg_get(s.GAMES_STREAM),
         # Tests and tools purge a game's stale "your turn" requests only as admin; the table never does.
     ),
-    subscribe=_serves(s.TABLE_START, s.TABLE_MOVE, s.TABLE_VIEW),
+    subscribe=_serves(s.TABLE_START, s.TABLE_MOVE, s.TABLE_PLAY, s.TABLE_VIEW),  # nobody but the operator sends PLAY
     owns_streams=(s.GAMES_STREAM, s.BOT_TURNS_STREAM, s.TIMERS_STREAM, s.GAME_FACTS_STREAM),
 )
 

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
+
 from libs.platform.contracts.commands import (
     MAKE_MOVE,
+    PLAY_MOVE,
     START_GAME,
     VIEW_GAME,
     MakeMove,
@@ -35,6 +38,13 @@ async def serve_commands(runtime: Runtime) -> None:
                                   chosen_by=command.chosen_by or "bot", expected_n=command.expected_n)
         return MoveMadeReply(game_id=record.game_id, n=record.n)
 
+    async def play(command: MakeMove) -> MoveMadeReply:
+        human = msgspec.structs.replace(command, chosen_by="player")  # this subject carries humans' moves only
+        await _check_nats_mover(games, human, human=True)
+        record = await games.move(human.game_id, human.seat, human.move, actor=human.actor,
+                                  chosen_by="player", expected_n=human.expected_n)
+        return MoveMadeReply(game_id=record.game_id, n=record.n)
+
     async def view(query: ViewGame) -> dict[str, Any]:
         return game_view(await games.load(query.game_id), query.seat)
 
@@ -42,6 +52,7 @@ async def serve_commands(runtime: Runtime) -> None:
     # arrives after /readyz answers 200 finds nobody listening; draining the connection ends them.
     await answer(runtime.nc, START_GAME, start)
     await answer(runtime.nc, MAKE_MOVE, move)
+    await answer(runtime.nc, PLAY_MOVE, play)
     await answer(runtime.nc, VIEW_GAME, view)
 
 
@@ -50,24 +61,25 @@ def _is_computer(actor: str) -> bool:
     return actor == "system" or actor.startswith("bot:")
 
 
-async def _check_nats_mover(games: Games, command: MakeMove) -> None:
+async def _check_nats_mover(games: Games, command: MakeMove, *, human: bool = False) -> None:
     """Refuse (403) a move over NATS whose actor and `chosen_by` do not fit the seat.
 
     NATS permissions let only the bot service (and the operator) send `table.cmd.move`; this check keeps
-    even that sender to the seats it may play: a computer seat ("bot"), a seat whose human left
-    ("departed"), or a human's own seat in that human's name ("player", as the benchmark plays). A think
-    time that ran out ("timeout") is the table's own decision and never arrives over NATS. Who sits where
+    even that sender to the seats it may play: a computer seat ("bot") or a seat whose human left
+    ("departed"). A human's own move in that human's name ("player", as the benchmark plays) comes only
+    on `table.cmd.play`, which no service's user may send, so a stolen bot password cannot move for a
+    human. A think time that ran out ("timeout") is the table's own decision and never arrives over NATS. Who sits where
     never changes, so a cached record does; only before refusing is the game read afresh, since another
     replica may have recorded that the seat's human left.
     """
-    refusal = _mover_refusal(await games.seated(command.game_id), command)
+    refusal = _mover_refusal(await games.seated(command.game_id), command, human=human)
     if refusal is not None:
-        refusal = _mover_refusal(await games.load(command.game_id), command)
+        refusal = _mover_refusal(await games.load(command.game_id), command, human=human)
     if refusal is not None:
         raise refusal
 
 
-def _mover_refusal(record: GameRecord, command: MakeMove) -> CommandRefused | None:
+def _mover_refusal(record: GameRecord, command: MakeMove, *, human: bool) -> CommandRefused | None:
     """Why `command` may not move for its seat in `record`, or None (a seat the game does not have, or one
     whose human left, is judged by `Games.move`)."""
     if not 0 <= command.seat < len(record.seats) or command.seat in record.left:
@@ -75,6 +87,9 @@ def _mover_refusal(record: GameRecord, command: MakeMove) -> CommandRefused | No
     seat, number = record.seats[command.seat], command.seat + 1
     chosen_by = command.chosen_by or "bot"
     if chosen_by == "player":
+        if not human:
+            return CommandRefused(403, "Züge eines Menschen kommen über HTTP mit seinem Token, nicht über "
+                                       "table.cmd.move.", "not_your_seat")
         if seat.is_bot or command.actor != seat.player_id:
             return CommandRefused(403, f"Nur der Mensch auf Platz {number} darf dort selbst ziehen.", "not_your_seat")
         return None

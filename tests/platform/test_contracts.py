@@ -18,6 +18,7 @@ from libs.platform.contracts.commands import (
     DECIDE,
     HOLD_STAKE,
     MAKE_MOVE,
+    PLAY_MOVE,
     RELEASE_STAKE,
     START_GAME,
     VIEW_GAME,
@@ -253,8 +254,8 @@ def test_a_malformed_event_payload_names_the_field_in_german() -> None:
 
 
 def test_every_command_names_a_subject_and_queue_defined_in_subjects() -> None:
-    commands: list[Command[Any, Any]] = [START_GAME, MAKE_MOVE, VIEW_GAME, DECIDE, ADVISE, BALANCE, HOLD_STAKE,
-                                         RELEASE_STAKE]
+    commands: list[Command[Any, Any]] = [START_GAME, MAKE_MOVE, PLAY_MOVE, VIEW_GAME, DECIDE, ADVISE, BALANCE,
+                                         HOLD_STAKE, RELEASE_STAKE]
     names = {value for key, value in vars(subjects).items() if key.isupper() and isinstance(value, str)}
 
     assert all(command.subject in names and command.queue in names for command in commands)

@@ -23,13 +23,14 @@ from nats.aio.client import Client as NatsClient
 from nats.errors import Error as NatsError
 from nats.js.errors import NotFoundError
 
-from libs.platform.contracts.commands import MAKE_MOVE, HoldStake, MakeMove
+from libs.platform.contracts.commands import MAKE_MOVE, PLAY_MOVE, HoldStake, MakeMove
 from libs.platform.contracts.subjects import (
     GAMES_STREAM,
     LEDGER_HOLD,
     LOBBY_STREAM,
     PLAYER_REGISTERED,
     TABLE_MOVE,
+    TABLE_PLAY,
     TABLE_START,
     game_subject,
 )
@@ -238,3 +239,37 @@ async def test_the_bots_user_moves_for_a_computer_but_never_for_a_human(table: h
     assert [stored.event.type for stored in await games.events(game_id)] == [EventType.GAME_STARTED,
                                                                              EventType.MOVE_MADE]
     assert bot.violations == []
+
+
+async def test_no_service_may_move_in_a_humans_name_only_the_operator_may(table: httpx.AsyncClient,
+                                                                          settings: Settings,
+                                                                          nc: NatsClient) -> None:
+    started = await request(nc, TABLE_START, {"game": "speedmosaik", "settings": {}, "seats": [
+        {"kind": "human", "player_id": ANNA, "name": "Anna"}, {"kind": "bot", "level": "normal"}]})
+    game_id = str(started["game_id"])
+    games = Games(GameLog(nc.jetstream()), SeedSource())
+    record = await games.load(game_id)
+    annas_move = record.engine.legal_moves(record.position, 0)[0]
+
+    async with listening(nc, TABLE_PLAY) as received:
+        for service in SERVICE_USERS:
+            async with connected_as(settings, service) as connection:
+                await connection.nc.publish(TABLE_PLAY, b"{}")
+                assert await connection.refused(TABLE_PLAY), service
+        await nc.flush()
+        assert received == []
+    async with connected_as(settings, "bot") as bot:  # the bot's own subject refuses a human's move outright
+        with pytest.raises(CommandRefused) as refused:
+            await call(bot.nc, MAKE_MOVE, MakeMove(game_id=game_id, seat=0, move=annas_move, actor=ANNA,
+                                                   chosen_by="player"))
+        assert (refused.value.status, refused.value.code) == (403, "not_your_seat")
+    assert [stored.event.type for stored in await games.events(game_id)] == [EventType.GAME_STARTED]
+
+    # The operator's tools (the bench) play a human's own move on table.cmd.play, in that human's name only.
+    with pytest.raises(CommandRefused) as refused:
+        await call(nc, PLAY_MOVE, MakeMove(game_id=game_id, seat=0, move=annas_move, actor="bot:normal"))
+    assert (refused.value.status, refused.value.code) == (403, "not_your_seat")
+    made = await call(nc, PLAY_MOVE, MakeMove(game_id=game_id, seat=0, move=annas_move, actor=ANNA, expected_n=1))
+    assert made.n == 2
+    stored = (await games.events(game_id))[-1].event
+    assert stored.type == EventType.MOVE_MADE and stored.data["chosen_by"] == "player" and stored.actor == ANNA

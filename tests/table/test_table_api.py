@@ -12,7 +12,7 @@ import pytest
 from nats.aio.client import Client as NatsClient
 
 from libs.platform.auth import Identity, PlayerKind, issue_token
-from libs.platform.contracts.subjects import GAMES_STREAM, TABLE_MOVE, TABLE_START, game_subject
+from libs.platform.contracts.subjects import GAMES_STREAM, TABLE_PLAY, TABLE_START, game_subject
 from libs.platform.envelope import Event, EventType, verify_chain
 from libs.platform.rpc import CommandRefused, request
 from libs.platform.settings import Settings
@@ -142,7 +142,7 @@ async def test_the_seed_stays_hidden_until_the_end_and_only_its_commitment_shows
 async def test_a_decision_taken_on_an_old_position_is_refused_as_stale(nc: NatsClient) -> None:
     game_id = await start_two_humans(nc)
     with pytest.raises(CommandRefused) as refused:
-        await request(nc, TABLE_MOVE, {"game_id": game_id, "seat": 0, "expected_n": 7, "actor": ANNA.player_id,
+        await request(nc, TABLE_PLAY, {"game_id": game_id, "seat": 0, "expected_n": 7, "actor": ANNA.player_id,
                                        "chosen_by": "player",
                                        "move": {"source": "schale", "schale": 1, "farbe": "blau", "reihe": 1}})
     assert refused.value.status == 409 and refused.value.code == "stale"

@@ -28,6 +28,7 @@ __all__ = [
     "DECIDE",
     "HOLD_STAKE",
     "MAKE_MOVE",
+    "PLAY_MOVE",
     "RELEASE_STAKE",
     "START_GAME",
     "VIEW_GAME",
@@ -161,6 +162,8 @@ class MoveMadeReply(Contract, frozen=True, kw_only=True):
 
 
 MAKE_MOVE = Command(subjects.TABLE_MOVE, subjects.TABLE_QUEUE, MakeMove, MoveMadeReply)
+PLAY_MOVE = Command(subjects.TABLE_PLAY, subjects.TABLE_QUEUE, MakeMove, MoveMadeReply)
+"""table.cmd.play: the same request, a human's move in the name of `actor` (its `chosen_by` is always "player")."""
 
 
 # ---- table.cmd.view (any service → table) --------------------------------------------------------------

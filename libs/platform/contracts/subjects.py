@@ -63,6 +63,11 @@ def timer_fire_subject(game_id: str, seat: int) -> str:
 TABLE_QUEUE = "table"
 TABLE_START = "table.cmd.start"
 TABLE_MOVE = "table.cmd.move"
+"""A computer's move (the bot service): for a computer's seat, or the seat of a human who left."""
+TABLE_PLAY = "table.cmd.play"
+"""A human's move in their own name, from a trusted front end (only the operator's user may send it;
+players move over HTTP with their token). Kept apart from ``TABLE_MOVE`` so the bot's NATS user can never move
+in a human's name."""
 TABLE_VIEW = "table.cmd.view"
 
 BOT_QUEUE = "bots"
