@@ -20,11 +20,11 @@ from libs.platform.envelope import ChainBroken, Event, EventType, verify_chain
 from libs.platform.http_errors import refusals
 from libs.platform.ratelimit import client_address
 from libs.platform.responses import JsonBody
-from libs.platform.rpc import call
+from libs.platform.rpc import CommandRefused, call
 from libs.platform.service import CurrentPlayer, Runtime, RuntimeDep, bearer_token, identity_of
 from libs.rules import IllegalMove
 from services.table import metrics
-from services.table.games import Games, LeftGame
+from services.table.games import CONFLICT_CODES, Games, LeftGame
 from services.table.live_limits import CountedStream, LiveLimits
 from services.table.records import CorruptLog, GameRecord, replay, seats_of
 from services.table.views import game_view, public_event
@@ -101,8 +101,8 @@ async def preview_move(game_id: str, body: PreviewRequest, player: CurrentPlayer
     seat = _playing_seat(record, player)
     try:
         return {"move": body.move, "preview": record.engine.preview(record.position, seat, body.move)}
-    except IllegalMove as error:
-        raise HTTPException(422, error.reason) from error
+    except IllegalMove as error:  # the same status and code the move itself would be refused with
+        raise CommandRefused(409 if error.code in CONFLICT_CODES else 422, error.reason, error.code) from error
 
 
 @router.get("/{game_id}/advice")

@@ -124,6 +124,14 @@ async def test_preview_tells_what_a_move_would_bring_without_making_it(
     assert preview["preview"]["bodenstrafe"] < 0
     assert len(await stored_events(nc, game_id)) == 1
 
+    # Bert is not to move: the preview is refused exactly as the move itself would be (status, reason, code).
+    refused_preview = await table.post(f"/games/{game_id}/preview", json={"move": to_floor}, headers=auth(BERT))
+    refused_move = await table.post(f"/games/{game_id}/moves", json={"move": to_floor}, headers=auth(BERT))
+    assert refused_preview.status_code == refused_move.status_code == 422
+    assert refused_preview.json() == refused_move.json()
+    assert refused_preview.json()["code"] == "not_your_turn"
+    assert len(await stored_events(nc, game_id)) == 1
+
 
 async def test_the_seed_stays_hidden_until_the_end_and_only_its_commitment_shows(
         table: httpx.AsyncClient, nc: NatsClient) -> None:
