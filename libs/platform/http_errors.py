@@ -105,6 +105,8 @@ def field_problem(error: Mapping[str, Any]) -> FieldProblem:
     params = {name: value if isinstance(value, bool | int | float) else shown(value)
               for name, value in (error.get("ctx") or {}).items()
               if isinstance(value, bool | int | float | str)}
+    if isinstance(params.get("expected"), str):  # pydantic lists choices as "'a', 'b' or 'c'"
+        params["expected"] = str(params["expected"]).replace(" or ", " oder ")
     try:
         text = _TEXTS[key].format(**params)
     except (KeyError, IndexError):

@@ -35,7 +35,7 @@ def strict_loads(raw: bytes) -> Any:
     """Return the JSON value of ``raw``, or raise InvalidJson for anything but finite numbers within 64 bits and
     strings of proper Unicode without NUL."""
     try:
-        text = raw.decode("utf-8")
+        text = raw.decode("utf-8-sig")  # a byte order mark is tolerated, as FastAPI's own parser does
     except UnicodeDecodeError as error:
         raise InvalidJson("Der Inhalt ist kein gültiges UTF-8.") from error
     try:
@@ -131,7 +131,7 @@ class StrictInput:
             message = await receive()
             chunks.append(message.get("body", b""))
         body = b"".join(chunks)
-        if message["type"] == "http.request" and body.strip():
+        if message["type"] == "http.request" and body:  # (no body at all is the route's "missing")
             try:
                 strict_loads(body)
             except InvalidJson as error:

@@ -17,6 +17,7 @@ from nats.aio.client import Client as NatsClient
 
 from libs.platform.auth import Identity, PlayerKind, issue_token
 from libs.platform.contracts.subjects import TABLE_START
+from libs.platform.http_errors import field_problem
 from libs.platform.rpc import request
 from libs.platform.service import RuntimeDep, create_service_app
 from libs.platform.settings import Settings
@@ -83,6 +84,8 @@ HOSTILE_BODIES = {
     "NUL in a field": b'{"name": "An\\u0000na"}',
     "not UTF-8": b'{"name": "\xff\xfe"}',
     "deeply nested": b"[" * 20_000 + b"]" * 20_000,
+    "only blanks": b"   ",
+    "trailing garbage": b'{"name": "Anna"} x',
 }
 
 
@@ -283,3 +286,21 @@ async def test_a_command_nobody_answers_is_a_german_503_not_a_crash(settings: Se
         answer = await client.get("/ask")
 
     assert german_refusal(answer, 503, "unavailable")["detail"].startswith("Ein Dienst dahinter antwortet")
+
+
+async def test_json_as_fastapi_reads_it_still_passes(edges: Edges) -> None:
+    lobby = edges.clients["lobby"]
+    with_bom = await lobby.post("/guests", content='\ufeff{"name": "Bom"}'.encode(), headers=JSON)
+    emoji = await lobby.post("/guests", content=b'{"name": "Emil \\ud83d\\ude00"}', headers=JSON)  # a proper pair
+
+    assert with_bom.status_code == 201 and with_bom.json()["name"] == "Bom"
+    assert emoji.status_code == 422 and emoji.json()["code"] == "name_invalid"  # past the edge: the name rule
+
+
+def test_pydantics_choices_and_limits_are_given_in_german() -> None:
+    choice = field_problem({"type": "literal_error", "loc": ("body", "tempo"),
+                            "ctx": {"expected": "'normal' or 'schnell'"}, "input": "x" * 10_000})
+    unknown = field_problem({"type": "some_new_type", "loc": ("query", "y" * 500), "ctx": {"error": ValueError()}})
+
+    assert choice.text == "Erlaubt ist nur: 'normal' oder 'schnell'." and "x" * 41 not in choice.model_dump_json()
+    assert unknown.text == "Der Wert ist ungültig." and unknown.params == {} and len(unknown.field) < 60
