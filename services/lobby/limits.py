@@ -17,11 +17,18 @@ from datetime import datetime, timedelta
 from fastapi import Request
 from sqlalchemy import delete, func, select, text
 
-from libs.platform.ratelimit import TOO_MANY_LOGINS, TOO_MANY_SIGNUPS, RateLimited, TokenBuckets, client_address
+from libs.platform.ratelimit import (
+    TOO_MANY_LOGINS,
+    TOO_MANY_SIGNUPS,
+    MonotonicClock,
+    RateLimited,
+    TokenBuckets,
+    client_address,
+)
 from libs.platform.rpc import CommandRefused
 from libs.platform.service import Runtime
 from libs.platform.settings import Settings
-from services.lobby.clock import clock_of
+from services.lobby.clock import Clock, clock_of
 from services.lobby.database import sessions_of
 from services.lobby.models import LoginAttempt
 
@@ -32,12 +39,24 @@ FAILED_LOGIN_COST = 3
 """Tokens a failed login takes from the client's bucket (a success takes one): stricter after failures."""
 
 
+class _LobbySeconds(MonotonicClock):
+    """The buckets run on the lobby's clock (the edge tests stop or move), in seconds."""
+
+    def __init__(self, clock: Clock) -> None:
+        self._clock = clock
+
+    def now(self) -> float:
+        return self._clock.now().timestamp()
+
+
 class LobbyLimits:
     """The per-client buckets of one lobby replica."""
 
-    def __init__(self, settings: Settings) -> None:
-        self.logins = TokenBuckets(settings.login_attempts_per_minute, settings.login_attempts_per_minute / 60)
-        self.signups = TokenBuckets(settings.signup_burst, settings.signups_per_hour / 3600)
+    def __init__(self, settings: Settings, clock: Clock) -> None:
+        seconds = _LobbySeconds(clock)
+        self.logins = TokenBuckets(settings.login_attempts_per_minute, settings.login_attempts_per_minute / 60,
+                                   clock=seconds)
+        self.signups = TokenBuckets(settings.signup_burst, settings.signups_per_hour / 3600, clock=seconds)
 
 
 def limits_of(runtime: Runtime) -> LobbyLimits:
@@ -48,7 +67,7 @@ def limits_of(runtime: Runtime) -> LobbyLimits:
 
 async def make_limits(runtime: Runtime) -> None:
     """Startup step: the replica's per-client buckets."""
-    runtime.extras["limits"] = LobbyLimits(runtime.settings)
+    runtime.extras["limits"] = LobbyLimits(runtime.settings, clock_of(runtime))
 
 
 def client_of(request: Request, runtime: Runtime) -> str:
