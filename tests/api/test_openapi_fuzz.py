@@ -62,7 +62,8 @@ def _schema(create_app: Callable[[], FastAPI]) -> schemathesis.schemas.BaseSchem
     schema = schemathesis.openapi.from_dict(create_app().openapi())
     schema.config.generation.update(max_examples=EXAMPLES, deterministic=True,
                                     modes=[GenerationMode.POSITIVE, GenerationMode.NEGATIVE])
-    schema.config.phases.update(phases=["examples", "fuzzing"])
+    # coverage: boundary values and other methods of each operation; fuzzing: EXAMPLES generated requests.
+    schema.config.phases.update(phases=["examples", "coverage", "fuzzing"])
     return schema
 
 
