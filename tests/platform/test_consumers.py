@@ -75,29 +75,44 @@ async def test_an_idle_consumer_keeps_fetching_and_handles_what_comes_later(queu
     assert await queue.counts() == (0, 0)
 
 
-async def test_a_handler_running_when_the_service_stops_finishes_and_nothing_new_is_fetched(queue: Queue) -> None:
+async def test_a_handler_running_when_the_service_stops_finishes_and_nothing_new_is_taken(queue: Queue) -> None:
     started, release = asyncio.Event(), asyncio.Event()
     finished: list[bytes] = []
+    successor_got: list[bytes] = []
 
     async def handle(msg: Msg) -> None:
         started.set()
         await release.wait()
         finished.append(msg.data)
 
+    async def successor(msg: Msg) -> None:
+        successor_got.append(msg.data)
+
     stopping = asyncio.Event()
-    loop = queue.consume(handle, stopping, grace=10.0)
+    # A minute before JetStream would redeliver an unacknowledged message by itself.
+    loop = queue.consume(handle, stopping, grace=10.0, ack_wait=60.0)
     await queue.publish(b"in flight")
     await asyncio.wait_for(started.wait(), timeout=10)
 
     stopping.set()
     await asyncio.sleep(FETCH_TIMEOUT + 0.5)  # long enough for a loop that kept fetching to take more
     await queue.publish(b"after the stop")
+    await asyncio.sleep(0.5)
     assert not loop.done(), "the loop must wait for the handler it runs"
     release.set()
     await asyncio.wait_for(loop, timeout=10)
-
     assert finished == [b"in flight"]
-    assert await queue.counts() == (1, 0)  # the first acknowledged; the second left for another replica
+
+    # The message published after the stop was left (or handed back at once) for another replica.
+    successor_stopping = asyncio.Event()
+    next_replica = queue.consume(successor, successor_stopping, ack_wait=60.0)
+    try:
+        await wait_until(lambda: asyncio.sleep(0, bool(successor_got)), timeout=15)
+    finally:
+        successor_stopping.set()
+        await asyncio.wait_for(next_replica, timeout=FETCH_TIMEOUT + 5)
+    assert successor_got == [b"after the stop"]
+    assert await queue.counts() == (0, 0)
 
 
 async def test_a_handler_that_outlasts_the_grace_has_its_message_redelivered_at_once(queue: Queue) -> None:
