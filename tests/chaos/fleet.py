@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import nats.errors
 from nats.aio.client import Client as NatsClient
 
 from libs.devservers import free_port
@@ -83,7 +84,11 @@ async def read_events(nc: NatsClient, game_id: str) -> list[Event]:
 
 
 async def has_ended(nc: NatsClient, game_id: str) -> bool:
-    events = await read_events(nc, game_id)
+    """Whether the game's log ends with GameEnded; False while the log cannot be read (NATS restarting)."""
+    try:
+        events = await read_events(nc, game_id)
+    except (nats.errors.Error, TimeoutError):
+        return False
     return bool(events) and events[-1].type == EventType.GAME_ENDED
 
 

@@ -30,7 +30,7 @@ def fleet(infra: Infrastructure, tmp_path_factory: pytest.TempPathFactory) -> It
     """Two table and two bot replicas, and one of each other service; computers pause a little before
     moving, so the games are still running while the replicas are replaced."""
     logs: Path = tmp_path_factory.mktemp("rolling-restart-logs")
-    fleet = Fleet(env=infra.env(), logs=logs, extra_env={"bot": {"BOT_MOVE_DELAY": "0.15"}})
+    fleet = Fleet(env=infra.env(), logs=logs, extra_env={"bot": {"BOT_MOVE_DELAY": "0.1"}})
     try:
         yield fleet.start({"table": 2, "bot": 2, "lobby": 1, "ledger": 1, "leaderboard": 1})
     finally:
