@@ -43,6 +43,16 @@ SHUTDOWN_GRACE = 8.0
 """How long handlers running when the service stops may take to finish before their messages are handed back."""
 
 
+def retry_delay(deliveries: int) -> float:
+    """Seconds until a message whose handler failed on its `deliveries`-th delivery is offered again.
+
+    1, 2, 4, 8, then 10 s: quick after a passing hiccup, and with the default 20 deliveries a message
+    outlasts about three minutes of a database failing over or a service restarting (a fixed second gave
+    up after twenty seconds, and a dropped bot turn or deadline leaves its game waiting for ever).
+    """
+    return float(min(2 ** max(deliveries - 1, 0), 10))
+
+
 async def run_pull_consumer(
     js: JetStreamContext,
     *,
@@ -59,7 +69,8 @@ async def run_pull_consumer(
     """Process `subject` on `stream` through the shared durable consumer `durable` until stopped or cancelled.
 
     Every replica that runs this with the same `durable` shares the work. A handler that raises gets its
-    message nak'ed with a short delay, so JetStream redelivers it (up to `max_deliver` times).
+    message nak'ed with a growing delay (`retry_delay`), so JetStream redelivers it (up to `max_deliver`
+    times, which then spans minutes of an outage of what the handler needs).
 
     Once `stopping` is set, no more messages are fetched; handlers already running get `grace` seconds to
     finish, and the message of every handler still running after that (or handed over but not started) is
@@ -87,8 +98,12 @@ async def run_pull_consumer(
             await handler(msg)
             await msg.ack()
         except Exception:
-            log.exception("message_failed", subject=msg.subject)
-            await msg.nak(delay=1.0)
+            deliveries = msg.metadata.num_delivered or 1
+            if deliveries >= max_deliver:  # JetStream will not offer it again: an operator must look
+                log.exception("message_dropped", subject=msg.subject, deliveries=deliveries)
+            else:
+                log.exception("message_failed", subject=msg.subject, deliveries=deliveries)
+            await msg.nak(delay=retry_delay(deliveries))
         finally:
             correlation_id.reset(token)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
@@ -12,7 +13,7 @@ from nats.aio.client import Client as NatsClient
 from nats.aio.msg import Msg
 from nats.js.api import StreamConfig
 
-from libs.platform.consumers import FETCH_TIMEOUT, run_pull_consumer
+from libs.platform.consumers import FETCH_TIMEOUT, retry_delay, run_pull_consumer
 
 
 @dataclass
@@ -171,3 +172,26 @@ async def test_cancelling_a_consumer_hands_its_messages_back_at_once(queue: Queu
         stopping.set()
         await asyncio.wait_for(successor, timeout=FETCH_TIMEOUT + 5)
     assert redelivered == [2]
+
+
+async def test_a_failing_handler_gets_its_message_again_later_each_time_until_it_succeeds(queue: Queue) -> None:
+    deliveries: list[tuple[int, float]] = []
+
+    async def flaky(msg: Msg) -> None:
+        deliveries.append((msg.metadata.num_delivered, time.monotonic()))
+        if msg.metadata.num_delivered < 3:
+            raise RuntimeError("the database is failing over")
+
+    stopping = asyncio.Event()
+    loop = queue.consume(flaky, stopping)
+    await queue.publish(b"needs the database")
+    try:
+        await wait_until(lambda: asyncio.sleep(0, len(deliveries) == 3), timeout=20)
+    finally:
+        stopping.set()
+        await asyncio.wait_for(loop, timeout=FETCH_TIMEOUT + 5)
+    assert [number for number, _ in deliveries] == [1, 2, 3]
+    # The second failure waits longer than the first: an outage gets more time with every failure.
+    assert deliveries[2][1] - deliveries[1][1] >= retry_delay(2) - 0.1
+    assert await queue.counts() == (0, 0)
+    assert [retry_delay(n) for n in (1, 2, 3, 4, 5, 20)] == [1, 2, 4, 8, 10, 10]
