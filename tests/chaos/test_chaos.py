@@ -12,6 +12,7 @@ the durable deadlines; they win the pot.
 from __future__ import annotations
 
 import asyncio
+import os
 import random
 import threading
 import time
@@ -49,7 +50,8 @@ from tests.game_facts import consumer_is_done
 GAMES = 100
 STAKE = 10
 THINK_TIME = 30
-CHAOS_SEED = 20261201
+CHAOS_SEED = int(os.environ.get("CHAOS_SEED", "20261201"))
+"""Orders the faults and picks their moments; set CHAOS_SEED to explore other orders."""
 CHAOS_WINDOW = 30.0
 """Seconds after the games started within which every fault happens, each at a seeded random moment."""
 NAMES = ("Anna", "Bert", "Clara", "Dora", "Emil", "Frieda", "Gustav", "Hanna", "Ida", "Jakob")
