@@ -10,14 +10,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import nats.errors
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from libs.platform.rpc import CommandRefused
+from libs.platform.rpc import UNAVAILABLE, UNAVAILABLE_REASON, CommandRefused
 
 SHOWN_CHARS = 40
 """At most this many characters of a value a client sent appear in an answer."""
@@ -160,12 +159,13 @@ def install_error_handlers(app: FastAPI) -> None:
             detail, code = default
         return refusal(error.status_code, detail, code, headers=error.headers)
 
-    @app.exception_handler(nats.errors.NoRespondersError)
-    @app.exception_handler(nats.errors.TimeoutError)
     async def unanswered(_: Request, __: Exception) -> JSONResponse:
-        # A command to another service found no one or no answer in time: that service is down or busy.
-        return refusal(503, "Ein Dienst dahinter antwortet gerade nicht. Bitte versuche es gleich noch einmal.",
-                       "unavailable")
+        # A command to another service found no one or no answer in time (that service is down or busy), or
+        # NATS/JetStream is restarting: worth trying again shortly.
+        return refusal(503, UNAVAILABLE_REASON, "unavailable")
+
+    for unavailable in UNAVAILABLE:
+        app.add_exception_handler(unavailable, unanswered)
 
     @app.exception_handler(Exception)
     async def crashed(_: Request, __: Exception) -> JSONResponse:

@@ -13,6 +13,8 @@ from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 import msgspec
+import nats.errors
+import nats.js.errors
 from nats.aio.client import Client as NatsClient
 from nats.aio.msg import Msg
 from nats.aio.subscription import Subscription
@@ -20,6 +22,15 @@ from nats.aio.subscription import Subscription
 from libs.platform.contracts.base import Contract, ContractError, german_reason
 from libs.platform.contracts.commands import Accepted, Command, Refused, ReplyEnvelope
 from libs.platform.logging import CORRELATION_HEADER, correlation_id, get_logger, new_correlation_id
+
+UNAVAILABLE: tuple[type[Exception], ...] = (
+    nats.errors.NoRespondersError, nats.errors.TimeoutError, nats.errors.ConnectionClosedError,
+    nats.errors.ConnectionReconnectingError, nats.errors.StaleConnectionError,
+    nats.js.errors.NoStreamResponseError, nats.js.errors.ServiceUnavailableError,
+)
+"""NATS errors that mean "the infrastructure behind is down or restarting" (no one answered, no stream
+acknowledged, the connection is reconnecting): 503, worth trying again shortly, never a 500."""
+UNAVAILABLE_REASON = "Ein Dienst dahinter antwortet gerade nicht. Bitte versuche es gleich noch einmal."
 
 Req = TypeVar("Req", bound=Contract)
 Rep = TypeVar("Rep")
@@ -138,6 +149,9 @@ async def _subscribe(nc: NatsClient, subject: str, queue: str,
                 reply = msgspec.json.encode(Accepted(result=await handle(msg.data)))
             except CommandRefused as refusal:
                 reply = msgspec.json.encode(Refused(status=refusal.status, reason=refusal.reason, code=refusal.code))
+            except UNAVAILABLE as error:  # NATS or JetStream restarting: the caller may simply try again
+                log.warning("command_unavailable", error=type(error).__name__)
+                reply = msgspec.json.encode(Refused(status=503, reason=UNAVAILABLE_REASON, code="unavailable"))
             except Exception:
                 log.exception("command_failed")
                 reply = msgspec.json.encode(Refused(status=500, reason="Interner Fehler.", code="internal"))

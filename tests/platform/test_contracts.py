@@ -9,6 +9,7 @@ from typing import Any
 import msgspec
 import pytest
 from nats.aio.client import Client as NatsClient
+from nats.js.errors import NoStreamResponseError
 
 from libs.platform.contracts import subjects
 from libs.platform.contracts.base import Contract, ContractError
@@ -285,6 +286,23 @@ async def test_a_command_that_does_not_fit_is_refused_422_in_german_before_the_h
     assert len(handled) == 1
     assert msgspec.json.decode(raw.data) == {"ok": False, "status": 422, "code": "malformed",
                                              "reason": "Die Anfrage table.cmd.move ist kein gültiges JSON."}
+
+
+async def test_a_command_that_meets_a_restarting_nats_is_refused_503_not_500(nc: NatsClient) -> None:
+    # What a move meets while JetStream restarts: the append finds no stream to acknowledge it.
+    async def handler(command: MakeMove) -> MoveMadeReply:
+        raise NoStreamResponseError
+
+    command = Command(f"test.cmd.{uuid.uuid4().hex}", "test", MakeMove, MoveMadeReply)
+    subscription = await answer(nc, command, handler)
+    try:
+        with pytest.raises(CommandRefused) as refused:
+            await call(nc, command, MakeMove(game_id="g1", seat=0, move={}))
+    finally:
+        await subscription.unsubscribe()
+
+    assert (refused.value.status, refused.value.code) == (503, "unavailable")
+    assert refused.value.reason == "Ein Dienst dahinter antwortet gerade nicht. Bitte versuche es gleich noch einmal."
 
 
 async def test_a_reply_that_does_not_fit_its_contract_is_refused_502(nc: NatsClient) -> None:
