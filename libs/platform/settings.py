@@ -73,6 +73,9 @@ class Settings(BaseSettings):
             raise ValueError("CLOCK_LAG_SECONDS is for tests only")
         if len(self.auth_secret) < 32:
             raise ValueError("AUTH_SECRET must have at least 32 characters")
+        if self.environment == "production" and not (self.nats_user and self.nats_password):
+            # Without its own user a service would connect with whatever NATS allows anonymously.
+            raise ValueError("NATS_USER and NATS_PASSWORD must be set in production")
         return self
 
     def nats_login(self, service: str) -> tuple[str | None, str | None]:

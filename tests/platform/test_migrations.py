@@ -59,7 +59,9 @@ def test_concurrent_migration_runs_on_a_fresh_database_both_succeed(fresh_databa
 
 
 def test_a_second_run_after_the_first_changes_nothing(fresh_database: str) -> None:
-    env = {**os.environ, "DATABASE_URL": fresh_database}
+    # As the cluster's migration job runs: production, DATABASE_URL alone (no NATS user, no token secret).
+    env = {key: value for key, value in os.environ.items() if not key.startswith(("NATS_", "AUTH_"))}
+    env |= {"DATABASE_URL": fresh_database, "ENVIRONMENT": "production"}
     for _ in range(2):
         subprocess.run([sys.executable, "-m", "libs.platform.migrate"], cwd=REPO_ROOT, env=env, check=True,
                        capture_output=True, timeout=120)
