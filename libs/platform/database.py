@@ -6,7 +6,7 @@ from pathlib import Path
 
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
 
-from libs.platform.settings import Settings
+from libs.platform.settings import Settings, sqlalchemy_url
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -34,7 +34,7 @@ def upgrade_service(service: str, database_url: str) -> None:
 
     config = Config()
     config.set_main_option("script_location", str(REPO_ROOT / "services" / service / "migrations"))
-    config.set_main_option("sqlalchemy.url", Settings(database_url=database_url).sqlalchemy_url)
+    config.set_main_option("sqlalchemy.url", sqlalchemy_url(database_url))
     config.attributes["schema"] = service
     command.upgrade(config, "head")
 

@@ -95,11 +95,15 @@ class Settings(BaseSettings):
     @property
     def sqlalchemy_url(self) -> str:
         """The database URL with the psycopg 3 driver, as SQLAlchemy wants it."""
-        url = self.database_url
-        for prefix in ("postgresql+psycopg://", "postgresql://", "postgres://"):
-            if url.startswith(prefix):
-                return "postgresql+psycopg://" + url[len(prefix):]
-        return url
+        return sqlalchemy_url(self.database_url)
+
+
+def sqlalchemy_url(url: str) -> str:
+    """Return a PostgreSQL URL with the psycopg 3 driver, as SQLAlchemy wants it."""
+    for prefix in ("postgresql+psycopg://", "postgresql://", "postgres://"):
+        if url.startswith(prefix):
+            return "postgresql+psycopg://" + url[len(prefix):]
+    return url
 
 
 @lru_cache
