@@ -11,6 +11,10 @@ from pydantic import Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 DEV_AUTH_SECRET = "dev-only-secret-change-me-0123456789abcdef"
+TABLE_ROLES = ("api", "followup", "timers")
+"""What a table process may do (docs/architecture.md, "Table roles"): `api` answers the HTTP routes and NATS
+commands, `followup` runs the follow-up consumer (game ends, computer turns, clocks), `timers` acts on fired
+think-time deadlines."""
 
 
 class Settings(BaseSettings):
@@ -44,6 +48,10 @@ class Settings(BaseSettings):
     # Table: the wall clock runs this many seconds behind (end-to-end tests let a 30 s think time end in
     # seconds without waiting); refused in production.
     clock_lag_seconds: float = 0.0
+    # Table: which roles this process runs, comma-separated (TABLE_ROLES above); all of them by default, so one
+    # `python -m services.table` does everything. `make run`, the bench and the Kubernetes manifests run "api"
+    # and "followup,timers" as separate processes, so the follow-up never waits behind the commands.
+    table_roles: str = ",".join(TABLE_ROLES)
     # Extra rule modules to load, comma-separated dotted names exposing MODULE (e.g. "tests.rules.tinygame").
     rule_plugins: str = ""
     # Bot service: how many turn requests one replica works on at once.
@@ -73,6 +81,10 @@ class Settings(BaseSettings):
             raise ValueError("CLOCK_LAG_SECONDS is for tests only")
         if len(self.auth_secret) < 32:
             raise ValueError("AUTH_SECRET must have at least 32 characters")
+        roles = self.table_role_set
+        if not roles or not roles <= set(TABLE_ROLES):
+            # A typo would otherwise start a table that silently does nothing (or never follows up).
+            raise ValueError(f"TABLE_ROLES must name some of {', '.join(TABLE_ROLES)}: {self.table_roles!r}")
         if self.environment == "production" and not (self.nats_user and self.nats_password):
             # Without its own user a service would connect with whatever NATS allows anonymously.
             raise ValueError("NATS_USER and NATS_PASSWORD must be set in production")
@@ -91,6 +103,11 @@ class Settings(BaseSettings):
         if url.username:
             return unquote(url.username), unquote(url.password) if url.password is not None else None
         return None, None
+
+    @property
+    def table_role_set(self) -> frozenset[str]:
+        """The roles TABLE_ROLES names (blanks and empty entries ignored)."""
+        return frozenset(role.strip() for role in self.table_roles.split(",") if role.strip())
 
     @property
     def sqlalchemy_url(self) -> str:

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from fastapi import FastAPI
+from fastapi import APIRouter, FastAPI
 
-from libs.platform.service import Runtime, create_service_app
-from libs.platform.settings import Settings
+from libs.platform.service import Runtime, Startup, Worker, create_service_app
+from libs.platform.settings import Settings, get_settings
 from services.table.commands import serve_commands
 from services.table.event_store import GameLog
 from services.table.followup import follow_up_events
@@ -18,14 +18,26 @@ from services.table.timers import Clock, watch_deadlines
 
 def create_app(settings: Settings | None = None, seeds: SeedSource | None = None,
                clock: Clock | None = None) -> FastAPI:
-    """Build the table service; tests may replace the edges `seeds` and `clock` by subclasses."""
+    """Build the table service with the roles TABLE_ROLES names (all by default); tests may replace the edges
+    `seeds` and `clock` by subclasses.
+
+    `api` serves the game routes and the NATS commands; `followup` and `timers` are the background workers.
+    A process without `api` answers only /healthz, /readyz and /metrics, and one without `followup` never
+    joins the follow-up consumer, so each role can run (and scale) in its own process.
+    """
+    settings = settings or get_settings()
+    roles = settings.table_role_set
 
     async def wire(runtime: Runtime) -> None:
         runtime.extras["games"] = Games(GameLog(runtime.js, runtime.nc), seeds or SeedSource())
         runtime.extras["clock"] = clock or Clock(runtime.settings.clock_lag_seconds)
         runtime.extras["live_limits"] = LiveLimits(runtime.settings)
 
-    return create_service_app(
-        "table", routers=[router], workers=[follow_up_events, watch_deadlines],
-        on_startup=[wire, serve_commands], settings=settings,
-    )
+    routers: list[APIRouter] = [router] if "api" in roles else []
+    startup: list[Startup] = [wire, serve_commands] if "api" in roles else [wire]
+    workers: list[Worker] = []
+    if "followup" in roles:
+        workers.append(follow_up_events)
+    if "timers" in roles:
+        workers.append(watch_deadlines)
+    return create_service_app("table", routers=routers, workers=workers, on_startup=startup, settings=settings)

@@ -12,7 +12,7 @@ SECRET = "production-secret-0123456789abcdef0123456789"
 
 @pytest.fixture(autouse=True)
 def _no_login_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("NATS_USER", "NATS_PASSWORD", "CLOCK_LAG_SECONDS"):
+    for name in ("NATS_USER", "NATS_PASSWORD", "CLOCK_LAG_SECONDS", "TABLE_ROLES"):
         monkeypatch.delenv(name, raising=False)
 
 
@@ -32,3 +32,12 @@ def test_production_refuses_the_development_secret_and_a_lagging_clock() -> None
         Settings(environment="production", **login)
     with pytest.raises(ValidationError, match="CLOCK_LAG_SECONDS is for tests only"):
         Settings(environment="production", auth_secret=SECRET, clock_lag_seconds=30, **login)
+
+
+def test_a_table_runs_every_role_unless_told_otherwise_and_refuses_a_role_it_does_not_know() -> None:
+    assert Settings().table_role_set == {"api", "followup", "timers"}
+    assert Settings(table_roles=" followup , timers ").table_role_set == {"followup", "timers"}
+    with pytest.raises(ValidationError, match="TABLE_ROLES must name some of api, followup, timers"):
+        Settings(table_roles="api,follow-up")  # a typo would start a table that never follows up
+    with pytest.raises(ValidationError, match="TABLE_ROLES"):
+        Settings(table_roles=" , ")
