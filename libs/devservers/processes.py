@@ -19,16 +19,24 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_PORTS = {"lobby": 8101, "table": 8102, "bot": 8103, "ledger": 8104, "leaderboard": 8105}
 SERVICES = tuple(DEFAULT_PORTS)
 
+TABLE_FOLLOWUP = "table-followup"
+"""The table's background roles in a process of their own, beside the table's API (docs/architecture.md,
+"Table roles"): the follow-up then never waits behind the commands for the CPU."""
+TABLE_FOLLOWUP_PORT = 8106
+SPLIT_TABLE_ENV = {"table": {"TABLE_ROLES": "api"}, TABLE_FOLLOWUP: {"TABLE_ROLES": "followup,timers"}}
+"""TABLE_ROLES of the two table processes `make run` and the bench start."""
+
 
 @dataclass
 class ServiceProcess:
-    """One `python -m services.<name>` process on its own port."""
+    """One `python -m services.<module>` process (`module` defaults to `name`) on its own port."""
 
     name: str
     env: dict[str, str]
     port: int = 0
     log_path: Path | None = None
     extra_env: dict[str, str] = field(default_factory=dict)
+    module: str = ""
     _process: subprocess.Popen[bytes] | None = None
 
     @property
@@ -38,11 +46,11 @@ class ServiceProcess:
     def start(self) -> ServiceProcess:
         """Start the process (not waiting for readiness)."""
         if not self.port:
-            self.port = free_port(DEFAULT_PORTS.get(self.name))
+            self.port = free_port({**DEFAULT_PORTS, TABLE_FOLLOWUP: TABLE_FOLLOWUP_PORT}.get(self.name))
         env = {**os.environ, **self.env, **self.extra_env, "PORT": str(self.port)}
         output = open(self.log_path, "ab") if self.log_path else subprocess.DEVNULL  # noqa: SIM115
         self._process = subprocess.Popen(
-            [sys.executable, "-m", f"services.{self.name}"], cwd=REPO_ROOT, env=env,
+            [sys.executable, "-m", f"services.{self.module or self.name}"], cwd=REPO_ROOT, env=env,
             stdout=output, stderr=subprocess.STDOUT, start_new_session=True,
         )
         return self
@@ -77,6 +85,18 @@ class ServiceProcess:
         code = stop_process(self._process, timeout=15, kill=kill)
         self._process = None
         return code
+
+
+def platform_processes(env: dict[str, str], logs: Path | None = None,
+                       ports: dict[str, int] | None = None) -> list[ServiceProcess]:
+    """The processes of the whole platform, not started: the five services, the table as its API, and the
+    table's follow-up and deadlines as the process `table-followup` (log files `<name>.log` in `logs`)."""
+    names = [*SERVICES, TABLE_FOLLOWUP]
+    return [ServiceProcess(name, env=env, port=(ports or {}).get(name, 0),
+                           log_path=logs / f"{name}.log" if logs is not None else None,
+                           extra_env=dict(SPLIT_TABLE_ENV.get(name, {})),
+                           module="table" if name == TABLE_FOLLOWUP else "")
+            for name in names]
 
 
 def stop_process(process: subprocess.Popen[bytes], timeout: float, kill: bool = False) -> int:

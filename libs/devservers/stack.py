@@ -11,12 +11,13 @@ from pathlib import Path
 
 from libs.devservers.nats_server import NatsServer, create_platform_streams
 from libs.devservers.postgres_server import PostgresServer
-from libs.devservers.processes import REPO_ROOT, SERVICES, ServiceProcess
+from libs.devservers.processes import REPO_ROOT, ServiceProcess, platform_processes
 from libs.platform.database import upgrade_all
 
 
 def main() -> None:
-    """Start NATS, PostgreSQL, migrations and the five services; print every URL; wait for Ctrl-C."""
+    """Start NATS, PostgreSQL, migrations and the five services (the table as two processes: its API, and its
+    follow-up and deadlines as `table-followup`); print every URL; wait for Ctrl-C."""
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--data", type=Path, default=REPO_ROOT / ".data")
     args = parser.parse_args()
@@ -49,21 +50,24 @@ def main() -> None:
         upgrade_all(database_url)
         env = {"NATS_URL": nats_url, "NATS_CREDENTIALS": nats_credentials, "DATABASE_URL": database_url,
                "BOT_MOVE_DELAY": os.environ.get("BOT_MOVE_DELAY", "0.8")}
-        for name in SERVICES:
-            services.append(ServiceProcess(name, env=env, log_path=data / "logs" / f"{name}.log").start())
+        for process in platform_processes(env, logs=data / "logs"):
+            services.append(process.start())
         for service in services:
             service.wait_ready()
         print("\nSpeed platform is running (Ctrl-C stops everything; data stays in "
               f"{data}):\n", flush=True)
         if nats_server is not None:
-            print(f"  NATS        {nats_server.address}   (users and passwords: {nats_server.credentials_file})")
+            print(f"  NATS           {nats_server.address}   (users and passwords: {nats_server.credentials_file})")
         else:
-            print(f"  NATS        {nats_url.split('@')[-1]}")
-        print(f"  PostgreSQL  {database_url}")
+            print(f"  NATS           {nats_url.split('@')[-1]}")
+        print(f"  PostgreSQL     {database_url}")
         for service in services:
-            print(f"  {service.name:<11} {service.url}   (API docs {service.url}/docs, metrics "
-                  f"{service.url}/metrics)")
-        print(f"\n  logs        {data / 'logs'}\n", flush=True)
+            if service.module:  # the table's follow-up: no API of its own
+                print(f"  {service.name:<14} {service.url}   (metrics {service.url}/metrics)")
+            else:
+                print(f"  {service.name:<14} {service.url}   (API docs {service.url}/docs, metrics "
+                      f"{service.url}/metrics)")
+        print(f"\n  logs           {data / 'logs'}\n", flush=True)
         while not stopping:
             for service in services:
                 if not service.is_running():
