@@ -21,12 +21,13 @@ from typing import Any
 import pytest
 
 from libs.devservers.nats_server import nats_server_binary
-from libs.devservers.processes import DEFAULT_PORTS
+from libs.devservers.processes import DEFAULT_PORTS, SPLIT_TABLE_ENV, TABLE_FOLLOWUP
 from libs.platform.contracts.subjects import BOT_TURNS_DURABLE as BOT_CONSUMER
 from libs.platform.contracts.subjects import BOT_TURNS_STREAM
 from libs.platform.nats_permissions import SERVICE_USERS as SERVICE_NATS_USERS
 from libs.platform.nats_permissions import USERS as NATS_USERS
 from libs.platform.nats_permissions import authorization_conf, password_variable
+from libs.platform.settings import TABLE_ROLES, Settings
 
 yaml = pytest.importorskip("yaml")
 
@@ -308,6 +309,58 @@ def test_every_container_has_requests_limits_and_a_locked_down_security_context(
         check_workload_hygiene(workload)
 
 
+def table_roles_of(deployment: dict[str, Any]) -> frozenset[str]:
+    """The roles a table Deployment's pods run (all of them when TABLE_ROLES is not set), as the code reads them."""
+    container = pod_spec(deployment)["containers"][0]
+    value = env_of(container).get("TABLE_ROLES", {}).get("value")
+    return Settings(table_roles=value or ",".join(TABLE_ROLES)).table_role_set  # refuses an unknown role
+
+
+def test_the_table_runs_as_its_api_and_a_followup_deployment_with_every_role_exactly_once() -> None:
+    table, followup = one("Deployment", "table"), one("Deployment", TABLE_FOLLOWUP)
+    assert table_roles_of(table) == {"api"}
+    assert table_roles_of(followup) == {"followup", "timers"}
+    assert table_roles_of(table) | table_roles_of(followup) == set(TABLE_ROLES)
+    # `make run` and the bench split the table the same way.
+    assert SPLIT_TABLE_ENV == {"table": {"TABLE_ROLES": "api"}, TABLE_FOLLOWUP: {"TABLE_ROLES": "followup,timers"}}
+
+
+def test_the_table_followup_runs_the_table_image_as_the_tables_nats_user_with_probes_and_limits() -> None:
+    deployment = one("Deployment", TABLE_FOLLOWUP)
+    container = pod_spec(deployment)["containers"][0]
+    assert container["command"] == ["python", "-m", "services.table"]
+    env = env_of(container)
+    port = DEFAULT_PORTS["table"]
+    assert env["PORT"]["value"] == str(port) and resolve_port(container, "http") == port
+    assert env["NATS_USER"]["value"] == "table"
+    assert env["NATS_PASSWORD"]["valueFrom"]["secretKeyRef"] == {"name": NATS_SECRET,
+                                                                 "key": password_variable("table")}
+    assert "secretKeyRef" in env["AUTH_SECRET"]["valueFrom"]
+    assert "DATABASE_URL" not in env, "the table has no database"
+    assert not any("secretRef" in ref for ref in container.get("envFrom", [])), "only the table's password"
+    for probe, path in (("livenessProbe", "/healthz"), ("readinessProbe", "/readyz")):
+        assert container[probe]["httpGet"]["path"] == path
+        assert resolve_port(container, container[probe]["httpGet"]["port"]) == port
+    resources = container["resources"]
+    assert resources["requests"]["cpu"] and resources["limits"]["cpu"] and resources["limits"]["memory"]
+    # Its own Deployment, scaled on its own: the table's HPA and Service leave its pods alone.
+    labels = deployment["spec"]["template"]["metadata"]["labels"]
+    assert not selects(one("Service", "table")["spec"]["selector"], labels), "no player request may reach it"
+    assert all(hpa["spec"]["scaleTargetRef"]["name"] != TABLE_FOLLOWUP for hpa in objects_of("HorizontalPodAutoscaler"))
+
+
+def test_every_deployment_is_watched_by_the_availability_alerts() -> None:
+    rules = rule_expressions()
+    for alert in ("SpeedServiceDown", "SpeedServiceNotReady"):
+        (pattern,) = set(re.findall(r'deployment=~"([^"]+)"', rules[alert]))
+        for deployment in objects_of("Deployment"):
+            assert re.fullmatch(pattern, deployment["metadata"]["name"]), (alert, deployment["metadata"]["name"])
+    (jobs,) = set(re.findall(r'job=~"([^"]+)"', rules["SpeedMetricsScrapeFailing"]))
+    for service in objects_of("Service"):
+        if service["metadata"]["labels"].get("app.kubernetes.io/component") == "service":
+            assert re.fullmatch(jobs, service["metadata"]["name"]), service["metadata"]["name"]
+
+
 def test_table_spreads_over_zones_and_nodes() -> None:
     constraints = pod_spec(one("Deployment", "table")).get("topologySpreadConstraints", [])
     assert {c["topologyKey"] for c in constraints} >= {"topology.kubernetes.io/zone", "kubernetes.io/hostname"}
@@ -387,7 +440,8 @@ def test_table_scales_on_cpu_from_two_to_ten() -> None:
 def test_production_has_disruption_budgets_for_table_bot_and_nats() -> None:
     budgets = [doc for path in listed_files(OVERLAYS["production"]) if path.suffix == ".yaml"
                for doc in load_documents(path) if doc.get("kind") == "PodDisruptionBudget"]
-    for workload in (one("Deployment", "table"), one("Deployment", "bot"), one("StatefulSet", "nats")):
+    for workload in (one("Deployment", "table"), one("Deployment", TABLE_FOLLOWUP), one("Deployment", "bot"),
+                     one("StatefulSet", "nats")):
         labels = workload["spec"]["template"]["metadata"]["labels"]
         assert any(selects(b["spec"]["selector"]["matchLabels"], labels) for b in budgets), workload["metadata"]
 
@@ -628,7 +682,7 @@ def test_built_production_runs_the_http_services_twice_and_keeps_the_autoscalers
     objects = built("production")
     replicas = {obj["metadata"]["name"]: obj["spec"].get("replicas")
                 for obj in objects if obj["kind"] == "Deployment"}
-    assert replicas == {"lobby": 2, "ledger": 2, "leaderboard": 2, "table": None, "bot": None}
+    assert replicas == {"lobby": 2, "ledger": 2, "leaderboard": 2, "table": None, "bot": None, TABLE_FOLLOWUP: 2}
     assert {"HorizontalPodAutoscaler", "ScaledObject", "PodDisruptionBudget"} <= {o["kind"] for o in objects}
     images = {c["image"] for o in objects if o["kind"] in ("Deployment", "Job") for c in containers(o)}
     assert len(images) == 1 and not images.pop().endswith(":latest"), "production runs one pinned release"
@@ -742,6 +796,13 @@ def test_network_policies_deny_by_default_and_open_only_what_the_platform_needs(
         assert admitted(objects, pods[name], "http", namespace=MONITORING_NAMESPACE), f"Prometheus must scrape {name}"
         for other in SERVICES:
             assert not admitted(objects, pods[other], "http", source=pods[name]), f"{name} must not reach {other}"
+    followup = pods[TABLE_FOLLOWUP]
+    assert admitted(objects, nats, 4222, source=followup), "the table's follow-up must reach NATS"
+    assert not admitted(objects, postgres, 5432, source=followup), "the table's follow-up has no database"
+    assert admitted(objects, followup, "http", namespace=MONITORING_NAMESPACE), "Prometheus must scrape it"
+    for name in SERVICES:
+        assert not admitted(objects, followup, "http", source=pods[name]), f"{name} must not reach it"
+        assert not admitted(objects, pods[name], "http", source=followup), f"it must not reach {name}"
     assert admitted(objects, postgres, 5432, source=pods["migrate"])
     assert not admitted(objects, nats, 4222, source=pods["migrate"]), "the migrations need no NATS"
     assert not admitted(objects, nats, 4222, namespace=INGRESS_NAMESPACE)
