@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 
 import msgspec
+import nats.errors
 from nats.aio.client import Client as NatsClient
+from nats.aio.msg import Msg
 from nats.js import JetStreamContext
 from nats.js.errors import APIError, NotFoundError
 
@@ -66,22 +69,39 @@ class GameLog:
             start = batch[-1].seq + 1
 
     async def _read_batch(self, subject: str, start: int) -> tuple[list[StoredEvent], int]:
-        """Return up to READ_BATCH events of `subject` from stream sequence `start`, and how many are left."""
-        inbox = self._nc.new_inbox()
-        replies = await self._nc.subscribe(inbox)
+        """Return up to READ_BATCH events of `subject` from stream sequence `start`, and how many are left.
+
+        The replies are collected by the subscription's callback as they arrive, in order (nats-py runs one
+        subscription's callbacks one after another), rather than awaited one by one with `next_msg`,
+        which costs a task and a timer per event; the whole batch may take READ_TIMEOUT.
+        """
+        events: list[StoredEvent] = []
+        done: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+
+        async def collect(msg: Msg) -> None:
+            if done.done():
+                return
+            headers = msg.headers or {}
+            status = headers.get("Status")
+            try:
+                if status == "404":  # nothing (more) on this subject
+                    done.set_result(0)
+                elif status is not None:  # "204 EOB": the end of this batch
+                    done.set_result(int(headers.get("Nats-Num-Pending") or 0))
+                else:
+                    events.append(StoredEvent(seq=int(headers["Nats-Sequence"]), event=Event.decode(msg.data)))
+            except Exception as error:  # an unreadable reply fails the read, as it did when awaited
+                done.set_exception(error)
+
+        replies = await self._nc.subscribe(self._nc.new_inbox(), cb=collect)
         try:
             request = msgspec.json.encode({"seq": start, "next_by_subj": subject, "batch": READ_BATCH})
-            await self._nc.publish(f"$JS.API.DIRECT.GET.{GAMES_STREAM}", request, reply=inbox)
-            events: list[StoredEvent] = []
-            while True:
-                msg = await replies.next_msg(timeout=READ_TIMEOUT)
-                headers = msg.headers or {}
-                status = headers.get("Status")
-                if status == "404":  # nothing (more) on this subject
-                    return events, 0
-                if status is not None:  # "204 EOB": the end of this batch
-                    return events, int(headers.get("Nats-Num-Pending") or 0)
-                events.append(StoredEvent(seq=int(headers["Nats-Sequence"]), event=Event.decode(msg.data)))
+            await self._nc.publish(f"$JS.API.DIRECT.GET.{GAMES_STREAM}", request, reply=replies.subject)
+            try:
+                pending = await asyncio.wait_for(done, READ_TIMEOUT)
+            except TimeoutError:
+                raise nats.errors.TimeoutError from None
+            return events, pending
         finally:
             await replies.unsubscribe()
 
