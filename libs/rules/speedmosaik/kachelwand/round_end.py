@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
+from libs.rules.evolve import evolve
 from libs.rules.protocol import ComputationLine, IllegalMove, Json, Phrase
 from libs.rules.speedmosaik.displays import FACTORIES_PER_SEATS, bag_refilled, round_starter
 from libs.rules.speedmosaik.kachelwand.rules import CONFIRM_KEY, fill_factories
@@ -94,9 +95,9 @@ def end_round(state: KachelwandState, last_taker: int, effects: list[Json]) -> t
             for row, colour, tile in result.placed:
                 effects.append(_wall_effect(seat, row, colour, tile, None, False))
             effects.append(_round_score_effect(seat, board, result))
-        scored = replace(state, boards=tuple(boards), lid=sorted_tiles(lid), factories=(), centre=())
+        scored = evolve(state, boards=tuple(boards), lid=sorted_tiles(lid), factories=(), centre=())
         return complete_round(scored, start, effects)
-    tiling = replace(state, tiling=True, current=start, factories=(), centre=())
+    tiling = evolve(state, tiling=True, current=start, factories=(), centre=())
     for seat in range(state.seats):
         tiling = advance_tiling(tiling, seat, effects)
     if choosing_seats(tiling):
@@ -174,7 +175,7 @@ def advance_tiling(state: KachelwandState, seat: int, effects: list[Json]) -> Ka
                 )
             )
             break
-    return replace(state, boards=with_board(state.boards, seat, board), lid=sorted_tiles(lid))
+    return evolve(state, boards=with_board(state.boards, seat, board), lid=sorted_tiles(lid))
 
 
 @dataclass(frozen=True)
@@ -279,7 +280,7 @@ def apply_column(state: KachelwandState, seat: int, option: ColumnOption) -> tup
     board, tile, to_lid = hang_line(state.boards[seat], option.row, option.column)
     effects = [_wall_effect(seat, option.row, option.colour, tile, option.column, False)]
     boards = with_board(state.boards, seat, board)
-    after = advance_tiling(replace(state, boards=boards, lid=sorted_tiles([*state.lid, *to_lid])), seat, effects)
+    after = advance_tiling(evolve(state, boards=boards, lid=sorted_tiles([*state.lid, *to_lid])), seat, effects)
     if choosing_seats(after):
         return after, effects
     return complete_round(after, after.current, effects)
@@ -287,7 +288,7 @@ def apply_column(state: KachelwandState, seat: int, option: ColumnOption) -> tup
 
 def complete_round(state: KachelwandState, start: int, effects: list[Json]) -> tuple[KachelwandState, list[Json]]:
     """After all walls are tiled: end the game if a wall row is full, else fill the factories for the next round."""
-    scored = replace(state, tiling=False, factories=(), centre=())
+    scored = evolve(state, tiling=False, factories=(), centre=())
     if any(board.complete_rows() for board in scored.boards):
         return finish_game(scored, effects, reason="reihe")
     next_round = state.round + 1
@@ -296,7 +297,7 @@ def complete_round(state: KachelwandState, start: int, effects: list[Json]) -> t
     )
     if refilled:
         effects.append(bag_refilled("kachelwand.beutel_nachgefuellt", refilled, tiles_word(refilled), "dem Deckel"))
-    started = replace(
+    started = evolve(
         scored,
         round=next_round,
         factories=factories,
@@ -340,4 +341,4 @@ def finish_game(state: KachelwandState, effects: list[Json], reason: str) -> tup
                 punkte=board.score,
             )
         )
-    return replace(state, boards=boards, is_finished=True, factories=(), centre=()), effects
+    return evolve(state, boards=boards, is_finished=True, factories=(), centre=()), effects

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
+from libs.rules.evolve import evolve
 from libs.rules.protocol import IllegalMove, Json, Phrase
 from libs.rules.rng import SeededRng
 from libs.rules.speedmosaik import displays
@@ -418,8 +419,8 @@ def apply_take(state: KachelwandState, seat: int, take: Take) -> tuple[Kachelwan
     overflow = place.overflow_tiles(take.colour)
     floor.extend(overflow[: place.onto_floor])
     lid.extend(overflow[place.onto_floor :])
-    boards = with_board(state.boards, seat, replace(board, pattern_lines=lines, floor=tuple(floor)))
-    after = replace(
+    boards = with_board(state.boards, seat, evolve(board, pattern_lines=lines, floor=tuple(floor)))
+    after = evolve(
         state,
         factories=factories,
         centre=centre,

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
+from libs.rules.evolve import evolve
 from libs.rules.protocol import IllegalMove, Json
 from libs.rules.rng import SeededRng
 from libs.rules.speedmosaik import displays
@@ -426,7 +427,7 @@ def apply_move(state: KirchenfensterState, seat: int, move: Move) -> tuple[Kirch
                 vorher=board.glasermeister + 1,
             )
         ]
-        after = _with_board(state, seat, replace(board, glasermeister=0))
+        after = _with_board(state, seat, evolve(board, glasermeister=0))
         return _next_turn(after, seat, effects)
     if isinstance(move, ChoosePane):
         return _resolve_window(state, seat, move.colour, [])
@@ -434,7 +435,7 @@ def apply_move(state: KirchenfensterState, seat: int, move: Move) -> tuple[Kirch
 
 
 def _with_board(state: KirchenfensterState, seat: int, board: Board) -> KirchenfensterState:
-    return replace(state, boards=with_board(state.boards, seat, board))
+    return evolve(state, boards=with_board(state.boards, seat, board))
 
 
 def _apply_take(state: KirchenfensterState, seat: int, take: Take) -> tuple[KirchenfensterState, list[Json]]:
@@ -486,9 +487,9 @@ def _apply_take(state: KirchenfensterState, seat: int, take: Take) -> tuple[Kirc
     if take.strip is not None:
         glasermeister = take.strip
         strips = tuple(
-            replace(strip, panes=place.panes_after) if i == take.strip else strip for i, strip in enumerate(strips)
+            evolve(strip, panes=place.panes_after) if i == take.strip else strip for i, strip in enumerate(strips)
         )
-    new_board = replace(
+    new_board = evolve(
         board,
         strips=strips,
         glasermeister=glasermeister,
@@ -497,7 +498,7 @@ def _apply_take(state: KirchenfensterState, seat: int, take: Take) -> tuple[Kirc
         bonus_points=board.bonus_points + place.bonus_count,
     )
     tower = sorted_panes(list(state.tower) + [take.colour] * place.broken)
-    after = replace(
+    after = evolve(
         state,
         factories=factories,
         centre=centre,
@@ -521,7 +522,7 @@ def _apply_take(state: KirchenfensterState, seat: int, take: Take) -> tuple[Kirc
         )
     )
     if len(place.choices) == 1:
-        return _resolve_window(replace(after, pending=PendingWindow(seat, take.strip)), seat, place.choices[0], effects)
+        return _resolve_window(evolve(after, pending=PendingWindow(seat, take.strip)), seat, place.choices[0], effects)
     effects.append(
         effect(
             "kirchenfenster.fensterwahl",
@@ -531,7 +532,7 @@ def _apply_take(state: KirchenfensterState, seat: int, take: Take) -> tuple[Kirc
             farben=list(place.choices),
         )
     )
-    return replace(after, pending=PendingWindow(seat, take.strip)), effects
+    return evolve(after, pending=PendingWindow(seat, take.strip)), effects
 
 
 def _resolve_window(
@@ -548,7 +549,7 @@ def _resolve_window(
     windows = tuple((*window, colour) if i == index else window for i, window in enumerate(board.windows))
     next_side = SIDE_BACK if strip.side == SIDE_FRONT else SIDE_DONE
     strips = tuple(Strip(next_side) if i == index else s for i, s in enumerate(board.strips))
-    new_board = replace(board, windows=windows, strips=strips, window_points=board.window_points + score.points)
+    new_board = evolve(board, windows=windows, strips=strips, window_points=board.window_points + score.points)
     effects.append(
         effect(
             "kirchenfenster.fenster",
@@ -576,14 +577,14 @@ def _resolve_window(
             turm=len(rest),
         )
     )
-    after = replace(state, pending=None, tower=sorted_panes(list(state.tower) + rest))
+    after = evolve(state, pending=None, tower=sorted_panes(list(state.tower) + rest))
     return _next_turn(_with_board(after, seat, new_board), seat, effects)
 
 
 def _next_turn(state: KirchenfensterState, seat: int, effects: list[Json]) -> tuple[KirchenfensterState, list[Json]]:
     """Pass the turn on, or end the round once the factories and the centre are empty."""
     if not displays.all_taken(state.factories, state.centre):
-        return replace(state, current=displays.next_seat(seat, state.seats)), effects
+        return evolve(state, current=displays.next_seat(seat, state.seats)), effects
     return end_round(state, last_mover=seat, effects=effects)
 
 
@@ -603,7 +604,7 @@ def end_round(
         effects.append(
             displays.bag_refilled("kirchenfenster.beutel_nachgefuellt", refilled, _pane_word(refilled), "dem Glasturm")
         )
-    started = replace(
+    started = evolve(
         state,
         round=next_round,
         factories=factories,
@@ -649,4 +650,4 @@ def finish_game(state: KirchenfensterState, effects: list[Json], reason: str) ->
                 punkte=board.score,
             )
         )
-    return replace(state, boards=boards, is_finished=True, factories=(), centre=()), effects
+    return evolve(state, boards=boards, is_finished=True, factories=(), centre=()), effects

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
+from libs.rules.evolve import evolve
 from libs.rules.protocol import ComputationLine, Outcome
 from libs.rules.speedmosaik.kirchenfenster.material import (
     BREAKAGE_TRACK,
@@ -146,7 +147,7 @@ def end_lines(board: Board, palace: str) -> tuple[ComputationLine, ...]:
 
 def apply_end_scoring(board: Board, palace: str) -> Board:
     """Return the board with its end scoring added."""
-    return replace(board, end_lines=end_lines(board, palace))
+    return evolve(board, end_lines=end_lines(board, palace))
 
 
 def outcome_lines(board: Board) -> tuple[ComputationLine, ...]:
@@ -170,7 +171,7 @@ def outcome_lines(board: Board) -> tuple[ComputationLine, ...]:
 
 def running_lines(board: Board) -> tuple[ComputationLine, ...]:
     """Return the Rechenweg of the score during the game (the track's value is subtracted only at the end)."""
-    lines = outcome_lines(replace(board, end_lines=()))
+    lines = outcome_lines(evolve(board, end_lines=()))
     if board.breakage_wraps:
         lines += (
             ComputationLine(

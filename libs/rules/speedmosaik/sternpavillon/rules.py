@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
+from libs.rules.evolve import evolve
 from libs.rules.protocol import IllegalMove, Json
 from libs.rules.rng import SeededRng
 from libs.rules.speedmosaik import displays
@@ -356,7 +357,7 @@ def refill_supply(state: SternpavillonState) -> tuple[SternpavillonState, list[J
     if missing <= 0:
         return state, []
     drawn = draw(state, state.bag, state.tower, missing)
-    after = replace(
+    after = evolve(
         state,
         supply=sorted_tiles([*state.supply, *drawn.tiles]),
         bag=drawn.bag,
@@ -372,11 +373,11 @@ def start_round(state: SternpavillonState, effects: list[Json]) -> tuple[Sternpa
     bag, tower, refills = state.bag, state.tower, state.tower_refills
     refilled: list[int] = []
     for _ in range(FACTORIES_PER_SEATS[state.seats]):
-        drawn = draw(replace(state, tower_refills=refills), bag, tower, PIECES_PER_FACTORY)
+        drawn = draw(evolve(state, tower_refills=refills), bag, tower, PIECES_PER_FACTORY)
         factories.append(sorted_tiles(drawn.tiles))
         bag, tower, refills = drawn.bag, drawn.tower, drawn.tower_refills
         refilled.extend(drawn.refilled)
-    started = replace(
+    started = evolve(
         state,
         phase=PHASE_TAKE,
         factories=tuple(factories),
@@ -386,7 +387,7 @@ def start_round(state: SternpavillonState, effects: list[Json]) -> tuple[Sternpa
         bag=bag,
         tower=tower,
         tower_refills=refills,
-        boards=tuple(replace(board, has_passed=False) for board in state.boards),
+        boards=tuple(evolve(board, has_passed=False) for board in state.boards),
         current=state.starter,
     )
     effects.extend(_refill_effects(tuple(refilled)))
@@ -482,7 +483,7 @@ def apply_take(state: SternpavillonState, seat: int, take: Take) -> tuple[Sternp
     hand[colour_index(wild)] += result.joker
     taken = (take.colour,) * result.colour_count + (wild,) * result.joker
     factories, centre = displays.take_from(state.factories, state.centre, take.factory, taken, sorted_tiles)
-    new_board = replace(
+    new_board = evolve(
         board,
         hand=tuple(hand),
         score=board.score - result.penalty,
@@ -518,7 +519,7 @@ def apply_take(state: SternpavillonState, seat: int, take: Take) -> tuple[Sternp
                 punkte=new_board.score,
             )
         )
-    after = replace(
+    after = evolve(
         state,
         factories=factories,
         centre=centre,
@@ -544,7 +545,7 @@ def begin_placing(
             platz=starter + 1,
         )
     )
-    return replace(state, phase=PHASE_PLACE, current=starter, starter=starter), effects
+    return evolve(state, phase=PHASE_PLACE, current=starter, starter=starter), effects
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -600,7 +601,7 @@ def apply_place(state: SternpavillonState, seat: int, move: Place) -> tuple[Ster
     tower[colour_index(move.colour)] += result.real - 1
     tower[colour_index(wild)] += result.jokers
     star_index = STARS.index(move.star)
-    new_board = replace(
+    new_board = evolve(
         board,
         stars=_placed(board.stars, star_index, move.number, move.colour),
         hand=tuple(hand),
@@ -640,9 +641,9 @@ def apply_place(state: SternpavillonState, seat: int, move: Place) -> tuple[Ster
                 bonussteine=place.reward,
             )
         )
-    after = replace(state, tower=tuple(tower), boards=with_board(state.boards, seat, new_board))
+    after = evolve(state, tower=tuple(tower), boards=with_board(state.boards, seat, new_board))
     if result.bonus_tiles:
-        return resolve_bonus(replace(after, phase=PHASE_BONUS, bonus_owed=result.bonus_tiles), seat, effects)
+        return resolve_bonus(evolve(after, phase=PHASE_BONUS, bonus_owed=result.bonus_tiles), seat, effects)
     return advance(after, seat, effects)
 
 
@@ -651,10 +652,10 @@ def _pick(state: SternpavillonState, seat: int, colour: str) -> SternpavillonSta
     supply.remove(colour)
     board = state.boards[seat]
     hand = tuple(n + 1 if c == colour else n for c, n in zip(COLOURS, board.hand, strict=True))
-    return replace(
+    return evolve(
         state,
         supply=tuple(supply),
-        boards=with_board(state.boards, seat, replace(board, hand=hand)),
+        boards=with_board(state.boards, seat, evolve(board, hand=hand)),
         bonus_owed=state.bonus_owed - 1,
     )
 
@@ -674,11 +675,11 @@ def resolve_bonus(state: SternpavillonState, seat: int, effects: list[Json]) -> 
     """Give bonus tiles without asking where there is no choice; refill the supply and move on once done."""
     while state.bonus_owed and state.supply:
         if len(set(state.supply)) > 1 and state.bonus_owed < len(state.supply):
-            return replace(state, phase=PHASE_BONUS, current=seat), effects
+            return evolve(state, phase=PHASE_BONUS, current=seat), effects
         colour = state.supply[0]
         state = _pick(state, seat, colour)
         effects.append(_bonus_effect(seat, colour, automatic=True))
-    state = replace(state, phase=PHASE_PLACE, bonus_owed=0)
+    state = evolve(state, phase=PHASE_PLACE, bonus_owed=0)
     state, refill_effects = refill_supply(state)
     effects.extend(refill_effects)
     return advance(state, seat, effects)
@@ -705,7 +706,7 @@ def advance(state: SternpavillonState, seat: int, effects: list[Json]) -> tuple[
     following = next_placer(state.boards, seat)
     if following is None:
         return end_round(state, effects)
-    return replace(state, phase=PHASE_PLACE, current=following), effects
+    return evolve(state, phase=PHASE_PLACE, current=following), effects
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -719,8 +720,8 @@ def needs_keep_choice(state: SternpavillonState, board: PlayerBoard) -> bool:
 
 def apply_pass(state: SternpavillonState, seat: int) -> tuple[SternpavillonState, list[Json]]:
     """Stop placing; ask which tiles to keep if there are more than 4, else keep them all."""
-    board = replace(state.boards[seat], has_passed=True)
-    after = replace(state, boards=with_board(state.boards, seat, board))
+    board = evolve(state.boards[seat], has_passed=True)
+    after = evolve(state, boards=with_board(state.boards, seat, board))
     held = board.hand_size()
     if state.round >= ROUNDS:
         detail = f"; {held} {tiles_word(held)} bleiben übrig" if held else ""
@@ -732,7 +733,7 @@ def apply_pass(state: SternpavillonState, seat: int) -> tuple[SternpavillonState
         effect("sternpavillon.passen", f"{seat_name(seat)} passt{detail}.", platz=seat + 1, steine=held)
     ]
     if needs_keep_choice(state, board):
-        return replace(after, phase=PHASE_KEEP, current=seat), effects
+        return evolve(after, phase=PHASE_KEEP, current=seat), effects
     return advance(after, seat, effects)
 
 
@@ -742,7 +743,7 @@ def apply_keep(state: SternpavillonState, seat: int, keep: Keep) -> tuple[Sternp
     kept = sum(keep.counts)
     cost = max(0, kept - FREE_KEEP)
     given = tuple(held - k for held, k in zip(board.hand, keep.counts, strict=True))
-    new_board = replace(board, hand=keep.counts, score=board.score - cost, keep_cost=board.keep_cost + cost)
+    new_board = evolve(board, hand=keep.counts, score=board.score - cost, keep_cost=board.keep_cost + cost)
     tower = tuple(t + g for t, g in zip(state.tower, given, strict=True))
     names = ", ".join(f"{n} × {colour_name(c)}" for c, n in zip(COLOURS, keep.counts, strict=True) if n)
     text = f"{seat_name(seat)} behält {kept} {tiles_word(kept)}" + (f" ({names})" if names else "")
@@ -762,7 +763,7 @@ def apply_keep(state: SternpavillonState, seat: int, keep: Keep) -> tuple[Sternp
             punkte=new_board.score,
         )
     ]
-    after = replace(state, tower=tower, boards=with_board(state.boards, seat, new_board))
+    after = evolve(state, tower=tower, boards=with_board(state.boards, seat, new_board))
     return advance(after, seat, effects)
 
 
@@ -817,7 +818,7 @@ def end_round(state: SternpavillonState, effects: list[Json]) -> tuple[Sternpavi
     )
     if state.round >= ROUNDS:
         return finish_game(state, effects)
-    return start_round(replace(state, round=state.round + 1, current=state.starter), effects)
+    return start_round(evolve(state, round=state.round + 1, current=state.starter), effects)
 
 
 def finish_game(state: SternpavillonState, effects: list[Json]) -> tuple[SternpavillonState, list[Json]]:
@@ -837,7 +838,7 @@ def finish_game(state: SternpavillonState, effects: list[Json]) -> tuple[Sternpa
                 punkte=board.score,
             )
         )
-    return replace(state, boards=boards, phase=PHASE_OVER, factories=(), centre=(), bonus_owed=0), effects
+    return evolve(state, boards=boards, phase=PHASE_OVER, factories=(), centre=(), bonus_owed=0), effects
 
 
 def apply_move(state: SternpavillonState, seat: int, move: Move) -> tuple[SternpavillonState, list[Json]]:

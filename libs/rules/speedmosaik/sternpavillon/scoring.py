@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
+from libs.rules.evolve import evolve
 from libs.rules.protocol import ComputationLine, Outcome
 from libs.rules.speedmosaik.outcome import ranked_outcome
 from libs.rules.speedmosaik.sternpavillon.state import PlayerBoard, Stars
@@ -68,7 +67,7 @@ def end_lines(board: PlayerBoard) -> tuple[ComputationLine, ...]:
 def apply_end_scoring(board: PlayerBoard) -> PlayerBoard:
     """Return the board with end bonuses and leftover penalty added to its score."""
     lines = end_lines(board)
-    return replace(board, score=board.score + sum(line.points for line in lines), end_lines=lines)
+    return evolve(board, score=board.score + sum(line.points for line in lines), end_lines=lines)
 
 
 def running_lines(board: PlayerBoard) -> tuple[ComputationLine, ...]:
