@@ -7,9 +7,11 @@ made (``ply``), when each seat's open decision began (think time runs per decisi
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+import sys
+from dataclasses import dataclass
 from typing import Any
 
+from libs.rules.evolve import evolve
 from libs.rules.protocol import (
     ConfigError,
     GameSpec,
@@ -29,7 +31,7 @@ UNDO_MOVE: Json = {UNDO_KEY: True}
 __all__ = ["UNDO_KEY", "UNDO_MOVE", "Decision", "Engine", "Position", "Step", "audience_of", "visible_effects"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Decision:
     """A seat's open decision: must it act, the module's name for it, and the ply it began at."""
 
@@ -38,7 +40,7 @@ class Decision:
     began: int
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Position:
     """A game between moves: the module's state and the engine's bookkeeping beside it."""
 
@@ -56,7 +58,7 @@ class Position:
         return self.decisions[seat] if 0 <= seat < len(self.decisions) else None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Step:
     """One applied move: the position after it, its effects, who may read the move, whether it was "Zurück"."""
 
@@ -76,6 +78,21 @@ def visible_effects(effects: list[Json] | tuple[Json, ...], viewer: int | None) 
     """Return the effects ``viewer`` may read (None: a spectator reads only public effects)."""
     return [effect for effect in effects
             if (audience := audience_of(effect)) is None or (viewer is not None and viewer in audience)]
+
+
+def _interned(value: Any) -> Any:
+    """Return a copy of a move's JSON with its strings interned (equal, and shared).
+
+    A module keeps a move's strings in its state (a colour taken lies in a pattern line, on the floor, in
+    the lid): interned, a cached game holds one shared "rot" instead of one decoded copy per move.
+    """
+    if type(value) is str:
+        return sys.intern(value)
+    if type(value) is dict:
+        return {key: _interned(item) for key, item in value.items()}
+    if type(value) is list:
+        return [_interned(item) for item in value]
+    return value
 
 
 def _seat_name(seat: int) -> str:
@@ -125,7 +142,7 @@ class Engine:
     def from_state(self, state: Any, seats: int) -> Position:
         """Return a position around a module state (a bot's determinized state: no history, no undo)."""
         bare = Position(state=state, seats=seats, decisions=(None,) * seats)
-        return replace(bare, decisions=self._decisions(bare, state, ply=0, mover=None, undo=False))
+        return evolve(bare, decisions=self._decisions(bare, state, ply=0, mover=None, undo=False))
 
     def is_over(self, position: Position) -> bool:
         """Return True once the game has ended."""
@@ -183,6 +200,7 @@ class Engine:
             self._check_undo(position, seat, move)
             return self._undo(position, seat)
         ply = position.ply + 1
+        move = _interned(move)
         audience = self.module.move_audience(position.state, seat, move)
         undoable = self.spec.undo_steps > 0 and self.module.undoable(position.state, seat, move)
         state, effects = self.module.apply(position.state, seat, move)

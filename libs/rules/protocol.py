@@ -32,6 +32,7 @@ __all__ = [
     "RuleModule",
     "RulesBase",
     "TimeoutRule",
+    "phrase_json",
 ]
 
 
@@ -53,8 +54,18 @@ class ConfigError(Exception):
         self.code = code
 
 
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
 def _plain(value: Any) -> Any:
     """Turn mappings and tuples inside params into plain JSON containers."""
+    # Most params are numbers and words: checked by exact type first, as ``isinstance`` against the
+    # Mapping ABC is slow and every effect of every move (and of every replayed move) passes here.
+    kind = type(value)
+    if kind in _SCALARS:
+        return value
+    if kind is dict:
+        return {key if type(key) is str else str(key): _plain(item) for key, item in value.items()}
     if isinstance(value, Mapping):
         return {str(k): _plain(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
@@ -62,7 +73,7 @@ def _plain(value: Any) -> Any:
     return value
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Phrase:
     """A German sentence with its stable key and the data it was built from (for translation)."""
 
@@ -72,10 +83,15 @@ class Phrase:
 
     def to_json(self) -> Json:
         """Return ``{"key", "params", "text"}`` as plain JSON data."""
-        return {"key": self.key, "params": _plain(self.params), "text": self.text}
+        return phrase_json(self.key, self.text, self.params)
 
 
-@dataclass(frozen=True)
+def phrase_json(key: str, text: str, params: Mapping[str, Any]) -> Json:
+    """Return ``Phrase(key, params, text).to_json()`` without building the Phrase (effects are many)."""
+    return {"key": key, "params": _plain(params), "text": text}
+
+
+@dataclass(frozen=True, slots=True)
 class ComputationLine:
     """One line of a German "Rechenweg": a label, its points and the data behind it."""
 
@@ -89,7 +105,7 @@ class ComputationLine:
         return {"label": self.label, "points": self.points, "key": self.key, "params": _plain(self.params)}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Outcome:
     """The end of a game: places, scores, tie-breaks, computation lines and leaderboard points per seat."""
 
@@ -226,7 +242,7 @@ class GameSpec:
         }
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Pending:
     """A seat that has a decision open: it ``must`` act (its clock runs) or only may (no clock).
 

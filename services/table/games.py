@@ -221,7 +221,7 @@ class Games:
                 outcome = record.engine.outcome(record.position)
                 data = GameEnded(
                     game=record.module.game, variant=record.variant, rules=record.module.rules_id,
-                    table_id=GameStarted.of(record.started).table_id,
+                    table_id=record.table_id,
                     seats=[EndedSeat(**seat.to_json()) for seat in record.seats],
                     outcome=Outcome.from_data(outcome.to_json()), seed=record.seed.hex(),
                     left=sorted(record.left), left_with_other_humans=sorted(record.left_with_others),

@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+import sys
+import zlib
+from dataclasses import dataclass, field
 from typing import Any, NamedTuple
+
+import msgspec
 
 from libs.platform.contracts.events import PlatformSettings
 from libs.platform.envelope import GENESIS, Event, EventType
 from libs.platform.private import opened
 from libs.rules import RuleModule, registry
 from libs.rules.engine import Engine, Position, Step
+from libs.rules.evolve import evolve
 from services.table.event_store import StoredEvent
 
 
@@ -17,7 +22,7 @@ class CorruptLog(Exception):
     """The log cannot be folded (it does not start with GameStarted, or a stored move is illegal)."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Seat:
     """Who sits at a seat: a human player (by player id) or a computer of some level."""
 
@@ -37,6 +42,44 @@ class Seat:
                 "level": self.level, "account": self.account}
 
 
+_EFFECTS = msgspec.json.Decoder(list[dict[str, Any]])
+_OUTCOME = msgspec.json.Decoder(dict[str, Any])
+_NO_EFFECTS = b"[]"
+_ENCODE = msgspec.json.Encoder().encode
+_PACK_ABOVE = 768
+"""JSON longer than this is kept zlib-compressed (a round end's effects, an outcome: 2–3 KB, a fifth of it
+compressed); a move's few effects stay plain, as views read them on every turn."""
+
+
+def _pack(data: Any) -> bytes:
+    """Return `data` as JSON bytes, compressed when long (`_unpack` reads both)."""
+    raw = _ENCODE(data)
+    return zlib.compress(raw, 6) if len(raw) > _PACK_ABOVE else raw
+
+
+def _unpack(packed: bytes) -> bytes:
+    """Return the JSON bytes `_pack` kept (JSON text starts with "[" or "{", zlib's header never does)."""
+    return packed if packed[:1] in (b"[", b"{") else zlib.decompress(packed)
+
+
+@dataclass(frozen=True, slots=True)
+class Ended:
+    """What a cached game keeps of its GameEnded: the outcome (as JSON bytes) and the revealed seed.
+
+    The decoded outcome with its Rechenweg lines costs ~11 KiB per game as Python objects, its JSON about
+    2 KB; views of finished games are rare, so they decode it when asked.
+    """
+
+    outcome_json: bytes
+    """JSON, compressed when long (empty: GameEnded had none)."""
+    seed: Any
+
+    @property
+    def outcome(self) -> Any:
+        """The outcome as GameEnded stored it (a fresh copy per call)."""
+        return _OUTCOME.decode(_unpack(self.outcome_json)) if self.outcome_json else None
+
+
 class ClockStart(NamedTuple):
     """The event a seat's think time runs from: its number and its timestamp in the log."""
 
@@ -44,20 +87,33 @@ class ClockStart(NamedTuple):
     at: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class GameRecord:
-    """Everything known about one game after folding its log up to stream sequence `last_seq`."""
+    """Everything known about one game after folding its log up to stream sequence `last_seq`.
+
+    A table caches thousands of these, so a record keeps only the facts of GameStarted and GameEnded that
+    it serves (not the events) and the last move's effects as JSON bytes.
+    """
 
     game_id: str
     engine: Engine
-    started: Event
     seats: tuple[Seat, ...]
     position: Position
     last_seq: int
     n: int
     last_hash: str
-    ended: Event | None = None
-    last_effects: tuple[dict[str, Any], ...] = ()
+    settings: dict[str, Any]
+    """The normalised settings from GameStarted."""
+    platform: PlatformSettings
+    """The platform settings the table checked and stored in GameStarted (think time, tempo, turbo, stake)."""
+    seed_hex: str
+    """The game's seed (opened from its seal in GameStarted), hex."""
+    seed_commitment: Any
+    table_id: str | None = None
+    ended: Ended | None = None
+    """Set once GameEnded is folded."""
+    effects_json: bytes = _NO_EFFECTS
+    """The effects of the last MoveMade (a JSON array, compressed when long; see `last_effects`)."""
     left: frozenset[int] = field(default_factory=frozenset)
     left_with_others: frozenset[int] = field(default_factory=frozenset)
     """Seats whose humans left while other humans still played (they lose 10 leaderboard points)."""
@@ -80,18 +136,13 @@ class GameRecord:
         return self.position.state
 
     @property
-    def platform(self) -> PlatformSettings:
-        """The platform settings the table checked and stored in GameStarted (think time, tempo, turbo, stake)."""
-        return PlatformSettings.from_data(self.started.data.get("platform") or {})
-
-    @property
-    def settings(self) -> dict[str, Any]:
-        settings: dict[str, Any] = self.started.data["settings"]
-        return settings
-
-    @property
     def seed(self) -> bytes:
-        return bytes.fromhex(opened(self.started.data["seed"]))
+        return bytes.fromhex(self.seed_hex)
+
+    @property
+    def last_effects(self) -> list[dict[str, Any]]:
+        """The effects of the last move (a fresh copy per call; empty before the first move)."""
+        return _EFFECTS.decode(_unpack(self.effects_json))
 
     @property
     def variant(self) -> str:
@@ -120,11 +171,13 @@ class GameRecord:
         """A bot's seat, or a human's who left (the computer plays on for them)."""
         return self.seats[index].is_bot or index in self.left
 
-    def fold(self, stored: StoredEvent, applied: Step | None = None) -> GameRecord:
+    def fold(self, stored: StoredEvent, applied: Step | None = None, *, keep_effects: bool = True) -> GameRecord:
         """Return the record after one more event of the log.
 
         `applied` is the engine's step for this very MoveMade when the caller has just computed it
-        (while validating the move), so the hot path does not apply the move twice.
+        (while validating the move), so the hot path does not apply the move twice. With `keep_effects`
+        False a MoveMade's effects are not kept (the record has none): for a fold that a later MoveMade
+        overwrites anyway (`replay`).
         """
         event = stored.event
         if event.n != self.n + 1 or event.prev != self.last_hash:
@@ -137,15 +190,18 @@ class GameRecord:
                     applied = self.engine.apply(self.position, mover, opened(event.data["move"]))
                 except Exception as error:  # an illegal or unreadable stored move: the log cannot be folded
                     raise CorruptLog(f"game {self.game_id}: event {event.n} cannot be replayed ({error})") from error
-            changes.update(position=applied.position, last_effects=tuple(applied.effects),
+            changes.update(position=applied.position,
+                           effects_json=_pack(applied.effects) if keep_effects else _NO_EFFECTS,
                            clocks=_clocks_after(applied.position, event, self.clocks))
         elif event.type == EventType.PLAYER_LEFT:
             changes["left"] = self.left | {int(event.data["seat"])}
             if event.data.get("with_other_humans"):
                 changes["left_with_others"] = self.left_with_others | {int(event.data["seat"])}
         elif event.type == EventType.GAME_ENDED:
-            changes["ended"] = event
-        return replace(self, **changes)
+            outcome = event.data.get("outcome")
+            changes["ended"] = Ended(outcome_json=b"" if outcome is None else _pack(outcome),
+                                     seed=event.data.get("seed"))
+        return evolve(self, **changes)
 
 
 def _clocks_after(position: Position, event: Event,
@@ -165,10 +221,20 @@ def _clocks_after(position: Position, event: Event,
 def seats_of(started: Event) -> tuple[Seat, ...]:
     """Return who sits where, from a game's GameStarted (no need to set the game up)."""
     return tuple(
-        Seat(index=i, name=seat["name"], kind=seat["kind"], player_id=seat.get("player_id"),
-             level=seat.get("level"), account=seat.get("account"))
+        Seat(index=i, name=seat["name"], kind=_shared(seat["kind"]), player_id=seat.get("player_id"),
+             level=_shared(seat.get("level")), account=_shared(seat.get("account")))
         for i, seat in enumerate(started.data["seats"])
     )
+
+
+def _shared(value: Any) -> Any:
+    """Return `value`, a string interned (a word every cached game repeats, held once)."""
+    return sys.intern(value) if type(value) is str else value
+
+
+def _shared_values(data: dict[str, Any]) -> dict[str, Any]:
+    """Return `data` with its top-level strings interned (settings, platform settings: a few words)."""
+    return {key: _shared(value) for key, value in data.items()}
 
 
 def begin(stored: StoredEvent) -> GameRecord:
@@ -179,9 +245,16 @@ def begin(stored: StoredEvent) -> GameRecord:
     engine = registry.engine(event.rules)
     data = event.data
     seats = seats_of(event)
-    position = engine.start(data["settings"], len(seats), bytes.fromhex(opened(data["seed"])))
-    return GameRecord(game_id=event.game_id, engine=engine, started=event, seats=seats, position=position,
-                      last_seq=stored.seq, n=1, last_hash=event.hash, clocks=_clocks_after(position, event))
+    seed = opened(data["seed"])
+    settings = data["settings"]
+    if type(settings) is dict:
+        settings = _shared_values(settings)
+    position = engine.start(settings, len(seats), bytes.fromhex(seed))
+    return GameRecord(game_id=event.game_id, engine=engine, seats=seats, position=position,
+                      last_seq=stored.seq, n=1, last_hash=event.hash, settings=settings,
+                      platform=PlatformSettings.from_data(data.get("platform") or {}), seed_hex=seed,
+                      seed_commitment=data.get("seed_commitment"), table_id=data.get("table_id"),
+                      clocks=_clocks_after(position, event))
 
 
 def replay(events: list[StoredEvent]) -> GameRecord:
@@ -189,6 +262,9 @@ def replay(events: list[StoredEvent]) -> GameRecord:
     if not events:
         raise CorruptLog("empty log")
     record = begin(events[0])
-    for stored in events[1:]:
-        record = record.fold(stored)
+    # Only the last move's effects stay in the record: those of earlier moves are not packed at all.
+    last_move = max((index for index, stored in enumerate(events) if stored.event.type == EventType.MOVE_MADE),
+                    default=0)
+    for index in range(1, len(events)):
+        record = record.fold(events[index], keep_effects=index == last_move)
     return record

@@ -40,11 +40,11 @@ def game_view(record: GameRecord, viewer: int | None) -> dict[str, Any]:
         "can_undo": bool(acting and viewer is not None and engine.can_undo(position, viewer)),
         "last_effects": visible_effects(record.last_effects, viewer),
         "clocks": clocks(record) if is_running else [],
-        "seed_commitment": record.started.data["seed_commitment"],
+        "seed_commitment": record.seed_commitment,
     }
     if record.ended is not None:
-        body["outcome"] = record.ended.data["outcome"]
-        body["seed"] = record.ended.data["seed"]
+        body["outcome"] = record.ended.outcome
+        body["seed"] = record.ended.seed
     return body
 
 

@@ -33,10 +33,15 @@ def defaults(workshop: str) -> Json:
     return {"workshop": workshop, **{key: values[0] for key, values in OPTIONS[workshop].items()}}
 
 
+_ITEMS: dict[tuple[tuple[str, str], ...], tuple[tuple[str, str], ...]] = {}
+"""Every config a state kept so far, once (normalised configs are few): cached games share it."""
+
+
 def as_items(normalized: Json) -> tuple[tuple[str, str], ...]:
     """Return a normalised config as a state keeps it: the workshop, then its options in their order."""
     workshop = str(normalized["workshop"])
-    return (("workshop", workshop), *((key, str(normalized[key])) for key in OPTIONS[workshop]))
+    items = (("workshop", workshop), *((key, str(normalized[key])) for key in OPTIONS[workshop]))
+    return _ITEMS.setdefault(items, items)
 
 
 def normalize(config: Any, seats: Any, playable_workshops: tuple[str, ...]) -> Json:

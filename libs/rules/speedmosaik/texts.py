@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from libs.rules.protocol import ComputationLine, Json, Phrase
+from libs.rules.protocol import ComputationLine, Json, Phrase, phrase_json
 
 
 def seat_name(seat: int) -> str:
@@ -38,7 +38,7 @@ def phrase(key: str, text: str, **params: Any) -> Phrase:
 
 def effect(key: str, text: str, **params: Any) -> Json:
     """Return an effect (a German log line) as JSON: ``{"key", "params", "text"}``."""
-    return phrase(key, text, **params).to_json()
+    return phrase_json(key, text, params)
 
 
 def lines_json(lines: tuple[ComputationLine, ...]) -> list[Json]:

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
+from libs.rules.evolve import evolve
 from libs.rules.protocol import ComputationLine, Outcome
 from libs.rules.speedmosaik.kachelwand.state import Board, PatternLine, WallColours
 from libs.rules.speedmosaik.kachelwand.tiles import (
@@ -73,12 +74,20 @@ def chain_points(wall: Wall, row: int, column: int) -> TilePoints:
     return TilePoints(horizontal, vertical)
 
 
+_EMPTY_LINE = PatternLine()
+"""The emptied pattern line, one for all boards (lines are immutable)."""
+
+_WALL_ROWS: dict[tuple[bool, ...], tuple[bool, ...]] = {}
+"""Every wall row made so far, once (at most 2 ** WALL_SIZE): walls share their rows, so a table that
+caches thousands of games holds a few dozen row tuples instead of five per wall."""
+
+
 def place_on_wall(wall: Wall, row: int, column: int) -> Wall:
-    """Return a wall with (row, column) filled."""
-    return tuple(
-        tuple(True if (r == row and c == column) else cell for c, cell in enumerate(cells))
-        for r, cells in enumerate(wall)
-    )
+    """Return a wall with (row, column) filled (its other rows are the same tuples as in `wall`)."""
+    cells = wall[row]
+    filled = tuple(True if c == column else cell for c, cell in enumerate(cells))
+    filled = _WALL_ROWS.setdefault(filled, filled)
+    return tuple(filled if r == row else other for r, other in enumerate(wall))
 
 
 def wall_tile_line(row: int, colour: str, tile: TilePoints, column: int | None = None) -> ComputationLine:
@@ -145,8 +154,8 @@ def hang_line(board: Board, row: int, column: int) -> tuple[Board, TilePoints, t
         )
     tile = chain_points(wall, row, column)
     to_lid = line_tiles(line)[1:]
-    lines = tuple(PatternLine() if r == row else other for r, other in enumerate(board.pattern_lines))
-    new_board = replace(
+    lines = tuple(_EMPTY_LINE if r == row else other for r, other in enumerate(board.pattern_lines))
+    new_board = evolve(
         board,
         pattern_lines=lines,
         wall=wall,
@@ -172,8 +181,8 @@ def drop_line(board: Board, row: int) -> tuple[Board, int, tuple[str, ...]]:
         key=FALLEN_LINE_KEY,
         params={"reihe": row + 1, "farbe": line.colour, "anzahl": len(tiles), "auf_boden": len(onto_floor)},
     )
-    lines = tuple(PatternLine() if r == row else other for r, other in enumerate(board.pattern_lines))
-    new_board = replace(
+    lines = tuple(_EMPTY_LINE if r == row else other for r, other in enumerate(board.pattern_lines))
+    new_board = evolve(
         board,
         pattern_lines=lines,
         floor=board.floor + onto_floor,
@@ -209,7 +218,7 @@ def finish_round(board: Board) -> RoundScore:
                 params={},
             )
         )
-    new_board = replace(
+    new_board = evolve(
         board,
         floor=(),
         score=new_score,
@@ -231,7 +240,7 @@ def score_round(board: Board) -> RoundScore:
         placed.append((row, line.colour, tile))
         to_lid.extend(rest)
     result = finish_round(board)
-    return replace(result, to_lid=(*to_lid, *result.to_lid), placed=tuple(placed))
+    return evolve(result, to_lid=(*to_lid, *result.to_lid), placed=tuple(placed))
 
 
 def full_rows(wall: Wall) -> int:
@@ -279,7 +288,7 @@ def bonus_lines(wall: Wall, wall_colours: WallColours | None = None) -> tuple[Co
 def apply_end_bonuses(board: Board) -> Board:
     """Return the board with its end bonuses added to the score."""
     lines = bonus_lines(board.wall, board.wall_colours)
-    return replace(board, score=board.score + sum(line.points for line in lines), bonus_lines=lines)
+    return evolve(board, score=board.score + sum(line.points for line in lines), bonus_lines=lines)
 
 
 def outcome_lines(board: Board) -> tuple[ComputationLine, ...]:

@@ -16,7 +16,7 @@ OPTION_DEFAULTS: dict[str, str] = {key: values[0] for key, values in OPTIONS["ka
 EMPTY_WALL_COLOURS: WallColours = tuple(tuple(None for _ in range(WALL_SIZE)) for _ in range(WALL_SIZE))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class PatternLine:
     """One Musterreihe: its colour (None while empty), how many tiles lie in it, how many are jokers."""
 
@@ -25,7 +25,7 @@ class PatternLine:
     jokers: int = 0
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Board:
     """One player's board: pattern lines 1–5, the wall, the floor, and the score history."""
 
@@ -54,7 +54,7 @@ class Board:
         return sum(1 for row in self.wall if all(row))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class KachelwandState:
     """The whole table. ``bag`` is in draw order and is the only hidden part (with ``seed``).
 

@@ -57,6 +57,12 @@ def colour_sort_key(colour: str) -> int:
     return TILE_ORDER.index(colour)
 
 
+_TILE_RANK: dict[str, int] = {tile: rank for rank, tile in enumerate(TILE_ORDER)}
+
+
 def sorted_tiles(tiles: tuple[str, ...] | list[str]) -> tuple[str, ...]:
     """Return tiles sorted by the canonical colour order (the order of a heap on the table is no data)."""
-    return tuple(sorted(tiles, key=colour_sort_key))
+    try:  # the rank looked up in C: every move sorts the lid and the centre
+        return tuple(sorted(tiles, key=_TILE_RANK.__getitem__))
+    except (KeyError, TypeError):  # not a tile: refused as colour_sort_key refuses it
+        return tuple(sorted(tiles, key=colour_sort_key))

@@ -16,7 +16,7 @@ from libs.rules.speedmosaik.kirchenfenster.material import (
 EMPTY_FIELDS: tuple[str | None, ...] = (None,) * STRIP_FIELDS
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Strip:
     """One Fensterstreifen: the side facing up (0 front, 1 back, 2 done) and the pane on each field."""
 
@@ -41,7 +41,7 @@ class Strip:
         return not self.is_done and all(pane is not None for pane in self.panes)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Board:
     """One player's palace: 8 strips, the Glasermeister, 8 windows, the breakage marker, the points."""
 
@@ -69,7 +69,7 @@ class Board:
         return self.bonus_points + self.window_points + sum(line.points for line in self.end_lines)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class PendingWindow:
     """A full strip whose owner must choose the pane that goes into the window below it."""
 
@@ -77,7 +77,7 @@ class PendingWindow:
     strip: int
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class KirchenfensterState:
     """The whole table. ``bag`` is in draw order and is the only hidden part (with ``seed``)."""
 
