@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from libs.platform.settings import Settings
+from libs.platform.settings import DEV_AUTH_SECRET, Settings
 
 SECRET = "production-secret-0123456789abcdef0123456789"
 
@@ -29,7 +29,7 @@ def test_production_refuses_to_start_without_its_own_nats_user() -> None:
 def test_production_refuses_the_development_secret_and_a_lagging_clock() -> None:
     login = {"nats_user": "table", "nats_password": "geheim"}
     with pytest.raises(ValidationError, match="AUTH_SECRET must be set in production"):
-        Settings(environment="production", **login)
+        Settings(environment="production", auth_secret=DEV_AUTH_SECRET, **login)
     with pytest.raises(ValidationError, match="CLOCK_LAG_SECONDS is for tests only"):
         Settings(environment="production", auth_secret=SECRET, clock_lag_seconds=30, **login)
 
