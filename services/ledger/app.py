@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from fastapi import FastAPI
 
+from libs.platform.clock import Clock
 from libs.platform.service import Runtime, create_service_app
 from libs.platform.settings import Settings
-from services.ledger.clock import Clock
 from services.ledger.wallets import router as wallets_router
 from services.ledger.workers import (
     consume_game_events,

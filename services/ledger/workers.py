@@ -9,6 +9,7 @@ from nats.aio.msg import Msg
 from nats.js import JetStreamContext
 from nats.js.errors import NotFoundError
 
+from libs.platform.clock import clock_of
 from libs.platform.consumers import run_pull_consumer
 from libs.platform.contracts.base import ContractError
 from libs.platform.contracts.commands import (
@@ -38,7 +39,6 @@ from libs.platform.envelope import Event, EventType
 from libs.platform.logging import get_logger
 from libs.platform.rpc import answer
 from libs.platform.service import Runtime
-from services.ledger.clock import clock_of
 from services.ledger.handlers import answer_balance, open_wallet_for_registration
 from services.ledger.stakes import (
     StartedLoader,

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from fastapi import FastAPI
 
+from libs.platform.clock import Clock
 from libs.platform.service import Runtime, create_service_app
 from libs.platform.settings import Settings
-from services.lobby.clock import Clock
 from services.lobby.database import open_sessions
 from services.lobby.limits import make_limits
 from services.lobby.routers import games, players, tables

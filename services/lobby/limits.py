@@ -17,6 +17,7 @@ from datetime import datetime, timedelta
 from fastapi import Request
 from sqlalchemy import delete, func, select, text
 
+from libs.platform.clock import Clock, clock_of
 from libs.platform.ratelimit import (
     TOO_MANY_LOGINS,
     TOO_MANY_SIGNUPS,
@@ -28,7 +29,6 @@ from libs.platform.ratelimit import (
 from libs.platform.rpc import CommandRefused
 from libs.platform.service import Runtime
 from libs.platform.settings import Settings
-from services.lobby.clock import Clock, clock_of
 from services.lobby.database import sessions_of
 from services.lobby.models import LoginAttempt
 

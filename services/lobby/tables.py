@@ -14,12 +14,12 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from libs.platform.auth import Identity
+from libs.platform.clock import clock_of
 from libs.platform.contracts.commands import START_GAME, StartedReply, StartGame, StartSeat
 from libs.platform.contracts.events import PlatformSettings
 from libs.platform.logging import get_logger
 from libs.platform.rpc import CommandRefused, call
 from libs.platform.service import Runtime
-from services.lobby.clock import clock_of
 from services.lobby.database import sessions_of
 from services.lobby.errors import conflict, invalid, table_not_found
 from services.lobby.models import GameTable, Seat

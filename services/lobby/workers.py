@@ -5,6 +5,7 @@ from __future__ import annotations
 from nats.aio.msg import Msg
 from sqlalchemy import select, text
 
+from libs.platform.clock import clock_of
 from libs.platform.consumers import run_pull_consumer
 from libs.platform.contracts.base import ContractError
 from libs.platform.contracts.events import GameEnded
@@ -12,7 +13,6 @@ from libs.platform.contracts.subjects import GAME_ENDED_FACT, GAME_FACTS_STREAM,
 from libs.platform.envelope import Event, EventType
 from libs.platform.logging import get_logger
 from libs.platform.service import Runtime
-from services.lobby.clock import clock_of
 from services.lobby.database import sessions_of
 from services.lobby.facts import publish_registration
 from services.lobby.models import Player

@@ -7,7 +7,7 @@ import asyncio
 import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
-from datetime import datetime, timedelta
+from datetime import timedelta
 from typing import Any
 
 import httpx
@@ -22,28 +22,15 @@ from libs.platform.rpc import CommandRefused, request
 from libs.platform.settings import Settings
 from services.ledger.app import create_app
 from services.ledger.booking import hold_account, pot_account, wallet_account
-from services.ledger.clock import Clock
 from services.ledger.models import Account, LedgerTransaction
 from services.ledger.stakes import collect_pot, release_expired_holds
+from tests.clocks import ShiftedClock
 from tests.conftest import running_app
 from tests.ledger.conftest import token_for
 
 Sessions = async_sessionmaker[AsyncSession]
 FundedWallet = Callable[[int], Awaitable[str]]
 STAKE = 10
-
-
-class ShiftedClock(Clock):
-    """The wall clock plus an offset a test moves forward instead of waiting two hours."""
-
-    def __init__(self) -> None:
-        self.offset = timedelta()
-
-    def now(self) -> datetime:
-        return super().now() + self.offset
-
-    def advance(self, **delta: float) -> None:
-        self.offset += timedelta(**delta)
 
 
 @pytest.fixture(scope="module")

@@ -12,7 +12,6 @@ import time
 import uuid
 from collections.abc import AsyncIterator, Iterator, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -37,25 +36,11 @@ from libs.platform.service import Runtime
 from libs.platform.settings import Settings
 from services.ledger.app import create_app as create_ledger_app
 from services.lobby.app import create_app
-from services.lobby.clock import Clock
+from tests.clocks import ShiftedClock
 from tests.conftest import Infrastructure, running_app
 from tests.game_facts import append_as_table, facts_are_read
 
 STARTING_TALER = 100
-
-
-class ShiftedClock(Clock):
-    """The wall clock plus an offset a test moves forward instead of waiting."""
-
-    def __init__(self) -> None:
-        self.offset = timedelta()
-
-    def now(self) -> datetime:
-        return super().now() + self.offset
-
-    def advance(self, **delta: float) -> None:
-        """Move the lobby's time forward, e.g. `advance(minutes=2)`."""
-        self.offset += timedelta(**delta)
 
 
 @dataclass
