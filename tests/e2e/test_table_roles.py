@@ -4,7 +4,8 @@ its follow-up and deadlines (`table-followup`, TABLE_ROLES=followup,timers).
 The API appends moves; the follow-up process alone asks computers to move and finishes games. So a computer
 game started while only the API runs stays at its first event, and plays to its end once the follow-up
 process is up; a follow-up process killed mid-game and started again loses nothing: every game still ends
-once, with an unbroken log, and its start and end reach GAME_FACTS once each.
+once, with an unbroken log, and its start and end reach GAME_FACTS once each. Think-time clocks are started
+and their deadlines acted on by the follow-up process too.
 """
 
 from __future__ import annotations
@@ -172,3 +173,31 @@ def test_killing_and_restarting_the_followup_process_mid_game_loses_nothing(
     facts = facts_of(infra, game_ids)
     for game_id in game_ids:
         assert facts[game_id] == [(GAME_STARTED_FACT, 1), (GAME_ENDED_FACT, lengths[game_id])], game_id
+
+
+def test_the_followup_process_runs_the_clocks_and_decides_for_a_player_whose_think_time_ran_out(
+        infra: Infrastructure, table_api: tuple[ServiceProcess, ServiceProcess], tmp_path: Path) -> None:
+    # Its clock runs 39 s behind, so a 30 s think time (+10 s grace) ends about two seconds after it starts.
+    followup = process(infra, tmp_path, TABLE_FOLLOWUP, CLOCK_LAG_SECONDS="39").start()
+    try:
+        followup.wait_ready(timeout=60)
+        game_id = uuid.uuid4().hex
+
+        async def start() -> None:
+            client = await nats.connect(infra.nats_url)
+            try:
+                await request(client, TABLE_START, {
+                    "game_id": game_id, "game": "speedmosaik", "settings": {}, "platform": {"think_time": 30},
+                    "seats": [{"kind": "human", "player_id": f"anna-{game_id[:8]}", "name": "Anna"},
+                              {"kind": "human", "player_id": f"bert-{game_id[:8]}", "name": "Bert"}]})
+            finally:
+                await client.close()
+
+        asyncio.run(start())
+        # Nobody moves: the follow-up process started Anna's clock, its deadlines consumer decides for her.
+        moved = wait_for(lambda: [e for e in read_log(infra.nats_url, game_id) if e.type == EventType.MOVE_MADE],
+                         timeout=30, interval=0.5)  # a clock without the lag would end after 41 s
+    finally:
+        followup.stop()
+    first = moved[0]
+    assert first.data["seat"] == 0 and first.data["chosen_by"] == "timeout" and first.actor == "system"
