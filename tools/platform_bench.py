@@ -399,17 +399,22 @@ class LagSampler:
         self._probe = probe
         self.samples: list[LagSample] = []
         self._task: asyncio.Task[None] | None = None
+        self._stopping = False
 
     def start(self) -> None:
+        self._stopping = False
         self._task = asyncio.create_task(self._run())
 
     async def _run(self) -> None:
-        while True:
+        while not self._stopping:
             with contextlib.suppress(Exception):
                 self.samples.append(await self._probe(self._nc))
             await asyncio.sleep(SAMPLE_EVERY)
 
     async def stop(self) -> None:
+        """Stop sampling. The flag, not only the cancel: a cancel that meets a probe's reply can be swallowed
+        (asyncio.wait_for inside nats-py's request, Python 3.11), and the window, waiting here, never closed."""
+        self._stopping = True
         if self._task is not None:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
