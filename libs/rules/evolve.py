@@ -10,6 +10,8 @@ dataclasses where that is exactly what ``__init__`` does: no ``__post_init__``, 
 from __future__ import annotations
 
 import dataclasses
+import inspect
+import types
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -48,16 +50,22 @@ def _maker_for(kind: type) -> _Maker:
     ):  # a field __init__ computes, or an init-only variable ``replace`` would insist on
         return _by_replace
     lines = ["def make(obj, changes):", "    new = new_instance(kind)"]
-    for name in names:
+    scope: dict[str, Any] = {"new_instance": object.__new__, "set_field": object.__setattr__, "kind": kind}
+    for index, name in enumerate(names):
         if not name.isidentifier():
             return _by_replace
-        lines.append(f"    set_field(new, {name!r}, changes.pop({name!r}) if {name!r} in changes else obj.{name})")
+        value = f"changes.pop({name!r}) if {name!r} in changes else obj.{name}"
+        slot = inspect.getattr_static(kind, name, None)
+        if isinstance(slot, types.MemberDescriptorType):  # a __slots__ field: its setter, called straight
+            scope[f"set_{index}"] = slot.__set__
+            lines.append(f"    set_{index}(new, {value})")
+        else:
+            lines.append(f"    set_field(new, {name!r}, {value})")
     lines += [
         "    if changes:",
         "        raise TypeError(f'{kind.__name__} has no field named {next(iter(changes))!r}')",
         "    return new",
     ]
-    scope: dict[str, Any] = {"new_instance": object.__new__, "set_field": object.__setattr__, "kind": kind}
     exec("\n".join(lines), scope)
     maker: _Maker = scope["make"]
     return maker
