@@ -5,12 +5,14 @@ The API appends moves; the follow-up process alone asks computers to move and fi
 game started while only the API runs stays at its first event, and plays to its end once the follow-up
 process is up; a follow-up process killed mid-game and started again loses nothing: every game still ends
 once, with an unbroken log, and its start and end reach GAME_FACTS once each. Think-time clocks are started
-and their deadlines acted on by the follow-up process too.
+and their deadlines acted on by the follow-up process too. Two follow-up replicas share the durable consumer,
+and one alone finishes the games when the other is killed.
 """
 
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 import uuid
 from collections.abc import Iterator
@@ -111,6 +113,14 @@ def check_played_once_to_the_end(infra: Infrastructure, game_id: str) -> list[Ev
     return events
 
 
+def bot_turns_requested(process: ServiceProcess) -> float:
+    """The process's count of "your turn" requests put on BOT_TURNS (its /metrics)."""
+    text = httpx.get(f"{process.url}/metrics", timeout=10).text
+    match = re.search(r"^speed_table_bot_turns_requested_total (\S+)$", text, re.MULTILINE)
+    assert match, "no speed_table_bot_turns_requested_total in /metrics"
+    return float(match.group(1))
+
+
 def log_length(infra: Infrastructure, game_id: str) -> int:
     return len(read_log(infra.nats_url, game_id))
 
@@ -201,3 +211,31 @@ def test_the_followup_process_runs_the_clocks_and_decides_for_a_player_whose_thi
         followup.stop()
     first = moved[0]
     assert first.data["seat"] == 0 and first.data["chosen_by"] == "timeout" and first.actor == "system"
+
+
+def test_two_followup_replicas_share_the_work_and_one_alone_finishes_it_when_the_other_is_killed(
+        infra: Infrastructure, table_api: tuple[ServiceProcess, ServiceProcess], tmp_path: Path) -> None:
+    replicas = [ServiceProcess(f"{TABLE_FOLLOWUP}-{index}", env=infra.env(), port=free_port(),
+                               log_path=tmp_path / f"{TABLE_FOLLOWUP}-{index}.log",
+                               extra_env=dict(SPLIT_TABLE_ENV[TABLE_FOLLOWUP]), module="table").start()
+                for index in range(2)]
+    try:
+        for replica in replicas:
+            replica.wait_ready(timeout=60)
+        game_ids = start_computer_games(infra, GAMES)
+        wait_for(lambda: all(log_length(infra, game_id) >= 8 for game_id in game_ids), timeout=60, interval=0.2)
+        # Both take part: each has asked computers to move (one durable consumer, shared).
+        assert all(bot_turns_requested(replica) > 0 for replica in replicas)
+        assert replicas[0].stop(kill=True) == -9  # the other replica is not restarted, nor anything else
+
+        def all_ended() -> bool:
+            return all(read_log(infra.nats_url, game_id)[-1].type == EventType.GAME_ENDED for game_id in game_ids)
+
+        wait_for(all_ended, timeout=180, interval=0.5)
+    finally:
+        for replica in replicas:
+            replica.stop()
+    lengths = {game_id: len(check_played_once_to_the_end(infra, game_id)) for game_id in game_ids}
+    facts = facts_of(infra, game_ids)
+    for game_id in game_ids:
+        assert facts[game_id] == [(GAME_STARTED_FACT, 1), (GAME_ENDED_FACT, lengths[game_id])], game_id
