@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
@@ -103,7 +103,9 @@ def new_event(
     """Build a sealed event that chains onto `prev`."""
     stamp = (at or datetime.now(UTC)).isoformat(timespec="milliseconds").replace("+00:00", "Z")
     draft = Event(game_id=game_id, n=n, type=type, at=stamp, actor=actor, rules=rules, data=data, prev=prev)
-    return replace(draft, hash=compute_hash(draft))
+    # Built anew rather than by dataclasses.replace, which walks the fields per call: a move's hot path.
+    return Event(game_id=game_id, n=n, type=type, at=stamp, actor=actor, rules=rules, data=data, prev=prev,
+                 hash=compute_hash(draft))
 
 
 def verify_chain(events: list[Event]) -> None:

@@ -175,7 +175,10 @@ async def _subscribe(nc: NatsClient, subject: str, queue: str,
 
 async def _send(nc: NatsClient, subject: str, data: bytes, timeout: float) -> msgspec.Raw:
     """Send a request; return the raw `result` of an accepted reply, raise CommandRefused for a refusal."""
-    headers = {CORRELATION_HEADER: correlation_id.get() or new_correlation_id()}
+    # A caller without a correlation id of its own sends none: the server draws one just the same, and a
+    # request without headers spares both sides a header block (nats-py parses one per message).
+    known = correlation_id.get()
+    headers = {CORRELATION_HEADER: known} if known else None
     msg = await nc.request(subject, data, timeout=timeout, headers=headers)
     try:
         envelope = _ENVELOPE.decode(msg.data)
