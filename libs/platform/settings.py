@@ -52,6 +52,9 @@ class Settings(BaseSettings):
     # `python -m services.table` does everything. `make run`, the bench and the Kubernetes manifests run "api"
     # and "followup,timers" as separate processes, so the follow-up never waits behind the commands.
     table_roles: str = ",".join(TABLE_ROLES)
+    # Table: serve GET /games/{id}/view and POST /games/{id}/moves by their lean path (services/table/
+    # fast_routes.py: same answers, less CPU); false sends them through FastAPI like every other route.
+    table_hot_routes: bool = True
     # Extra rule modules to load, comma-separated dotted names exposing MODULE (e.g. "tests.rules.tinygame").
     rule_plugins: str = ""
     # Bot service: how many turn requests one replica works on at once.

@@ -8,6 +8,7 @@ from libs.platform.service import Runtime, Startup, Worker, create_service_app
 from libs.platform.settings import Settings, get_settings
 from services.table.commands import serve_commands
 from services.table.event_store import GameLog
+from services.table.fast_routes import mount_hot_routes
 from services.table.followup import follow_up_events
 from services.table.games import Games
 from services.table.live_limits import LiveLimits
@@ -40,4 +41,7 @@ def create_app(settings: Settings | None = None, seeds: SeedSource | None = None
         workers.append(follow_up_events)
     if "timers" in roles:
         workers.append(watch_deadlines)
-    return create_service_app("table", routers=routers, workers=workers, on_startup=startup, settings=settings)
+    app = create_service_app("table", routers=routers, workers=workers, on_startup=startup, settings=settings)
+    if "api" in roles and settings.table_hot_routes:
+        mount_hot_routes(app)  # the view and move routes without FastAPI's per-request cost, same answers
+    return app

@@ -70,17 +70,30 @@ async def read_game(game_id: str, runtime: RuntimeDep) -> JsonBody:
 @router.get("/{game_id}/view")
 async def read_view(game_id: str, player: CurrentPlayer, runtime: RuntimeDep) -> JsonBody:
     """The game as the caller's seat sees it, with its legal moves when it is the caller's turn."""
-    record = await _games(runtime).load(game_id)
-    return JsonBody(game_view(record, _seat_of(record, player)))
+    return await seat_view(runtime, game_id, player)
 
 
 @router.post("/{game_id}/moves")
 async def make_move(game_id: str, body: MoveRequest, player: CurrentPlayer, runtime: RuntimeDep) -> JsonBody:
     """Make a move for the caller's seat; it is in the log before this answers (403 once they left)."""
+    return await seat_move(runtime, game_id, player, body.move, body.expected_n)
+
+
+# The work of the two routes above, shared with their lean path (services/table/fast_routes.py), which serves
+# the same requests without FastAPI's per-request machinery: one body of code, one behaviour.
+async def seat_view(runtime: Runtime, game_id: str, player: Identity) -> JsonBody:
+    """The game as `player`'s seat sees it (403 if they have no seat, 404 if there is no such game)."""
+    record = await _games(runtime).load(game_id)
+    return JsonBody(game_view(record, _seat_of(record, player)))
+
+
+async def seat_move(runtime: Runtime, game_id: str, player: Identity, move: dict[str, Any],
+                    expected_n: int | None) -> JsonBody:
+    """Make `move` for `player`'s seat and return the seat's view after it; the move is in the log first."""
     games = _games(runtime)
     seat = _seat_of(await games.seated(game_id), player)
-    record = await games.move(game_id, seat, body.move, actor=player.player_id, chosen_by="player",
-                              expected_n=body.expected_n)
+    record = await games.move(game_id, seat, move, actor=player.player_id, chosen_by="player",
+                              expected_n=expected_n)
     return JsonBody(game_view(record, seat))
 
 
