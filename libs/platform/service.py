@@ -24,6 +24,7 @@ from libs.platform.body_limit import BodyLimit
 from libs.platform.consumers import FETCH_TIMEOUT, SHUTDOWN_GRACE
 from libs.platform.database import create_engine
 from libs.platform.docs_assets import add_offline_docs
+from libs.platform.gc_tuning import tune_collector
 from libs.platform.http_errors import document_refusals, install_error_handlers
 from libs.platform.logging import CORRELATION_HEADER, configure_logging, correlation_id, get_logger
 from libs.platform.metrics import HTTP_LATENCY, HTTP_REQUESTS, render_metrics
@@ -133,6 +134,7 @@ def create_service_app(
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         configure_logging(name, settings.log_level)
+        tune_collector()
         log = get_logger()
         nc = await connect_nats(settings, name)
         js = nc.jetstream()
