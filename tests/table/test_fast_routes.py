@@ -290,6 +290,32 @@ async def test_hostile_bodies_and_content_types_are_answered_alike(
     await assert_logs_alike(nc, twins)
 
 
+async def test_every_hostile_body_of_the_malformed_moves_test_is_answered_alike(
+        apps: tuple[httpx.AsyncClient, httpx.AsyncClient], nc: NatsClient) -> None:
+    """Broken JSON, NaN, numbers past 64 bits, lone surrogates, NUL, deep nesting, a byte-order mark, bodies past
+    the size limit (declared, and streamed in chunks without a length): the edge's refusals hold on both."""
+    twins = await start_twins(nc, apps)
+    for content_type in ("application/json", "application/json; charset=utf-8", "text/plain"):
+        for raw in RAW_BODIES:
+            answer = await twins.both("POST", "/games/{game}/moves", content=raw,
+                                      headers=auth(ANNA) | {"Content-Type": content_type})
+            assert answer.status_code in (400, 403, 409, 413, 422), (raw[:80], answer.text[:300])
+
+    async def chunks() -> AsyncIterator[bytes]:
+        yield b'{"move": {"source": "'
+        for _ in range(80):
+            yield b"x" * 1024
+        yield b'"}}'
+
+    on, off = [await client.post(f"/games/{game}/moves", content=chunks(),
+                                 headers=auth(ANNA) | {"Content-Type": "application/json"})
+               for client, game in ((twins.on, twins.on_id), (twins.off, twins.off_id))]
+    assert on.status_code == 413 and on.json()["code"] == "too_large", on.text
+    assert (on.status_code, on.headers.multi_items(), on.content) == (
+        off.status_code, off.headers.multi_items(), off.content)
+    await assert_logs_alike(nc, twins)
+
+
 async def test_the_rate_limit_and_the_metrics_label_hold_on_the_lean_path(
         settings: Settings, nc: NatsClient) -> None:
     limited = settings.model_copy(update={"rate_limit_per_second": 0.01, "rate_limit_burst": 3})
