@@ -5,12 +5,13 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any
 
-from fastapi import APIRouter, HTTPException, Query
+from fastapi import APIRouter, Query
 from pydantic import BaseModel
 from sqlalchemy import select
 
 from libs.platform.database import session_factory
 from libs.platform.http_errors import refusals, shown
+from libs.platform.rpc import CommandRefused
 from libs.platform.service import RuntimeDep
 from services.leaderboard.models import FinishedGameRow
 
@@ -45,5 +46,5 @@ async def finished_game(game_id: str, runtime: RuntimeDep) -> FinishedGameOut:
     async with session_factory(runtime.engine)() as session:
         row = await session.get(FinishedGameRow, game_id)
     if row is None:
-        raise HTTPException(404, f"Eine beendete Partie {shown(game_id)} ist hier nicht bekannt.")
+        raise CommandRefused(404, f"Eine beendete Partie {shown(game_id)} ist hier nicht bekannt.", "game_not_found")
     return FinishedGameOut.model_validate(row, from_attributes=True)

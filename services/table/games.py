@@ -148,7 +148,9 @@ class Games:
                 seq = await self._append(event, expected_last_seq=0)
             except AppendConflict as error:
                 raise CommandRefused(409, f"Die Partie {game_id} gibt es schon.", "game_exists") from error
-            record = begin(StoredEvent(seq=seq, event=event))
+            # Built from the stored bytes, as any other replica reads it: the same views byte for byte (the
+            # settings' keys in the log's canonical order, not the rules' order).
+            record = begin(StoredEvent(seq=seq, event=Event.decode(event.encode())))
             self._remember(record)
         metrics.GAMES_STARTED.labels(module.game).inc()
         return record

@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator
 from typing import Annotated, Any
 
 import msgspec
-from fastapi import APIRouter, Header, HTTPException, Query, Request
+from fastapi import APIRouter, Header, Query, Request
 from fastapi.responses import StreamingResponse
 from nats.aio.msg import Msg
 from nats.js.api import ConsumerConfig, DeliverPolicy
@@ -49,7 +49,7 @@ def _games(runtime: Runtime) -> Games:
 def _seat_of(record: GameRecord, player: Identity) -> int:
     seat = record.seat_of(player.player_id)
     if seat is None:
-        raise HTTPException(403, "Du sitzt nicht an dieser Partie.")
+        raise CommandRefused(403, "Du sitzt nicht an dieser Partie.", "not_seated")
     return seat.index
 
 
@@ -128,9 +128,10 @@ async def master_advice(game_id: str, player: CurrentPlayer, runtime: RuntimeDep
     seat = _playing_seat(record, player)
     if record.has_other_humans(seat):
         metrics.ADVICE.labels("refused").inc()
-        raise HTTPException(403, "Rat des Meisters gibt es nur, wenn keine anderen Menschen mitspielen.")
+        raise CommandRefused(403, "Rat des Meisters gibt es nur, wenn keine anderen Menschen mitspielen.",
+                             "advice_not_allowed")
     if not record.is_running or not record.engine.can_act(record.position, seat):
-        raise HTTPException(409, "Du bist gerade nicht am Zug.")
+        raise CommandRefused(409, "Du bist gerade nicht am Zug.", "not_your_turn")
     advice = await call(runtime.nc, ADVISE, AdviseRequest(
         rules=record.module.rules_id, seat=seat, view=record.engine.view(record.position, seat),
         game_id=game_id, n=record.n,
@@ -160,7 +161,7 @@ async def audit_game(game_id: str, runtime: RuntimeDep) -> dict[str, Any]:
     """Check an ended game: the hash chain holds and replaying the moves gives the recorded outcome."""
     events = await _games(runtime).events(game_id)
     if events[-1].event.type != EventType.GAME_ENDED:
-        raise HTTPException(409, "Die Partie läuft noch; prüfen lässt sie sich nach dem Ende.")
+        raise CommandRefused(409, "Die Partie läuft noch; prüfen lässt sie sich nach dem Ende.", "game_running")
     try:
         verify_chain([stored.event for stored in events])
         record = replay(events)

@@ -168,6 +168,7 @@ async def test_the_lean_path_answers_what_it_is_sure_of_and_hands_on_the_rest_wi
         assert view.status_code == 200 and view.json()["you"] == 0
         stranger = await client.get(f"{game}/view", headers=auth(CARLA))  # refused here, by the app's handler
         assert stranger.status_code == 403 and stranger.json()["detail"] == "Du sitzt nicht an dieser Partie."
+        assert stranger.json()["code"] == "not_seated"
         move = {"move": view.json()["legal_moves"][0], "expected_n": view.json()["n"]}
         assert (await client.post(f"{game}/moves", json=move, headers=auth(ANNA))).status_code == 200
         assert reached.bodies == []

@@ -8,10 +8,12 @@ import uuid
 from collections.abc import AsyncIterator
 
 import httpx
+import msgspec
 import pytest
 from nats.aio.client import Client as NatsClient
 
 from libs.platform.auth import Identity, PlayerKind, issue_token
+from libs.platform.contracts.commands import StartGame, StartSeat
 from libs.platform.contracts.subjects import GAMES_STREAM, TABLE_PLAY, TABLE_START, game_subject
 from libs.platform.envelope import Event, EventType, verify_chain
 from libs.platform.rpc import CommandRefused, request
@@ -21,6 +23,7 @@ from services.table.event_store import GameLog, StoredEvent
 from services.table.games import Games
 from services.table.records import replay
 from services.table.seeds import SeedSource
+from services.table.views import game_view
 from tests.conftest import TEST_AUTH_SECRET, running_app
 
 ANNA = Identity(player_id="anna-" + uuid.uuid4().hex[:8], name="Anna", kind=PlayerKind.GUEST)
@@ -154,6 +157,18 @@ async def test_a_decision_taken_on_an_old_position_is_refused_as_stale(nc: NatsC
                                        "chosen_by": "player",
                                        "move": {"source": "schale", "schale": 1, "farbe": "blau", "reihe": 1}})
     assert refused.value.status == 409 and refused.value.code == "stale"
+
+
+async def test_the_replica_that_started_a_game_shows_it_as_every_other_replica_does(nc: NatsClient) -> None:
+    starter, other = (Games(GameLog(nc.jetstream()), FixedSeeds()) for _ in range(2))
+    command = StartGame(game="speedmosaik", settings={"workshop": "kachelwand", "wall": "frei", "jokers": "mit"},
+                        seats=[StartSeat(kind="human", player_id=ANNA.player_id, name="Anna"),
+                               StartSeat(kind="human", player_id=BERT.player_id, name="Bert")])
+    started = await starter.start(command)
+    read = await other.load(started.game_id)
+
+    for seat in (0, 1, None):  # the same bytes, the settings' keys included, whoever serves the view
+        assert msgspec.json.encode(game_view(started, seat)) == msgspec.json.encode(game_view(read, seat))
 
 
 async def test_two_replicas_racing_on_one_game_never_both_append(settings: Settings, nc: NatsClient) -> None:
