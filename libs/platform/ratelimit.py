@@ -13,7 +13,6 @@ seconds, rounded up).
 from __future__ import annotations
 
 import ipaddress
-import json
 import math
 import time
 from collections import OrderedDict
@@ -23,6 +22,8 @@ from functools import lru_cache
 
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Receive, Scope, Send
+
+from libs.platform.http_errors import refusal
 
 MAX_KEYS = 100_000
 """Buckets kept per limiter; the least recently used goes first (a full bucket loses nothing by it)."""
@@ -225,9 +226,6 @@ class ClientRateLimit:
         if wait <= 0:
             await self.app(scope, receive, send)
             return
-        body = json.dumps({"detail": TOO_MANY_REQUESTS.format(wait=wait_text(wait)), "code": RateLimited.code},
-                          ensure_ascii=False).encode()
-        await send({"type": "http.response.start", "status": 429, "headers": [
-            (b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
-            (b"retry-after", retry_after_header(wait).encode())]})
-        await send({"type": "http.response.body", "body": body})
+        response = refusal(429, TOO_MANY_REQUESTS.format(wait=wait_text(wait)), RateLimited.code,
+                           headers={"Retry-After": retry_after_header(wait)})
+        await response(scope, receive, send)
