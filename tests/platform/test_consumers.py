@@ -34,6 +34,17 @@ class Queue:
             self.nc.jetstream(), stream=self.stream, durable=self.durable, subject=self.subject,
             handler=handler, concurrency=4, ack_wait=ack_wait, stopping=stopping, grace=grace))
 
+    async def consume_until(self, handler: Callable[[Msg], Awaitable[None]], reached: Callable[[], bool], *,
+                            timeout: float = 15.0) -> None:
+        """Runs a fresh consumer (another replica) until `reached()` holds, then stops it and waits for its end."""
+        stopping = asyncio.Event()
+        loop = self.consume(handler, stopping, ack_wait=60.0)
+        try:
+            await wait_until(lambda: asyncio.sleep(0, reached()), timeout=timeout)
+        finally:
+            stopping.set()
+            await asyncio.wait_for(loop, timeout=FETCH_TIMEOUT + 5)
+
     async def counts(self) -> tuple[int, int]:
         """Messages (not yet delivered, delivered but not acknowledged) of the durable consumer."""
         info = await self.nc.jetstream().consumer_info(self.stream, self.durable)
@@ -105,13 +116,7 @@ async def test_a_handler_running_when_the_service_stops_finishes_and_nothing_new
     assert finished == [b"in flight"]
 
     # The message published after the stop was left (or handed back at once) for another replica.
-    successor_stopping = asyncio.Event()
-    next_replica = queue.consume(successor, successor_stopping, ack_wait=60.0)
-    try:
-        await wait_until(lambda: asyncio.sleep(0, bool(successor_got)), timeout=15)
-    finally:
-        successor_stopping.set()
-        await asyncio.wait_for(next_replica, timeout=FETCH_TIMEOUT + 5)
+    await queue.consume_until(successor, lambda: bool(successor_got))
     assert successor_got == [b"after the stop"]
     assert await queue.counts() == (0, 0)
 
@@ -135,13 +140,7 @@ async def test_a_handler_that_outlasts_the_grace_has_its_message_redelivered_at_
     stopping.set()
     await asyncio.wait_for(loop, timeout=FETCH_TIMEOUT + 5)
 
-    successor_stopping = asyncio.Event()
-    successor = queue.consume(handle, successor_stopping, ack_wait=60.0)
-    try:
-        await wait_until(lambda: asyncio.sleep(0, bool(redelivered)), timeout=15)
-    finally:
-        successor_stopping.set()
-        await asyncio.wait_for(successor, timeout=FETCH_TIMEOUT + 5)
+    await queue.consume_until(handle, lambda: bool(redelivered))
     assert redelivered == [2]
     assert await queue.counts() == (0, 0)
 
@@ -164,13 +163,7 @@ async def test_cancelling_a_consumer_hands_its_messages_back_at_once(queue: Queu
     with pytest.raises(asyncio.CancelledError):
         await loop
 
-    stopping = asyncio.Event()
-    successor = queue.consume(handle, stopping, ack_wait=60.0)
-    try:
-        await wait_until(lambda: asyncio.sleep(0, bool(redelivered)), timeout=15)
-    finally:
-        stopping.set()
-        await asyncio.wait_for(successor, timeout=FETCH_TIMEOUT + 5)
+    await queue.consume_until(handle, lambda: bool(redelivered))
     assert redelivered == [2]
 
 
