@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 import zlib
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, NamedTuple
 
 import msgspec
@@ -85,6 +86,11 @@ class ClockStart(NamedTuple):
 
     n: int
     at: str
+
+    @property
+    def began(self) -> datetime:
+        """When the decision began, as a UTC datetime (the view's clock and the durable deadline run from it)."""
+        return datetime.fromisoformat(self.at.replace("Z", "+00:00"))
 
 
 @dataclass(frozen=True, slots=True)

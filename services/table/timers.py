@@ -60,8 +60,7 @@ async def start_clocks(runtime: Runtime, record: GameRecord) -> None:
     for seat, started in enumerate(record.clocks):
         if started is None or record.is_computer_seat(seat):
             continue
-        began = datetime.fromisoformat(started.at.replace("Z", "+00:00"))
-        deadline = began + behind + timedelta(seconds=think_time + GRACE_SECONDS)
+        deadline = started.began + behind + timedelta(seconds=think_time + GRACE_SECONDS)
         # Schedules have second resolution: round up, so nobody loses part of a second; and never into
         # the past (a follow-up late after an outage): then the computer decides in a second.
         at = (max(deadline, real_now) + timedelta(seconds=1)).replace(microsecond=0)

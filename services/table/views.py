@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import timedelta
 from typing import Any
 
 from libs.platform.envelope import Event, EventType
@@ -61,8 +61,7 @@ def clocks(record: GameRecord) -> list[dict[str, Any]]:
     for seat, clock in enumerate(record.clocks):
         if clock is None or record.is_computer_seat(seat):
             continue
-        began = datetime.fromisoformat(clock.at.replace("Z", "+00:00"))
-        deadline = began + timedelta(seconds=think_time + GRACE_SECONDS)
+        deadline = clock.began + timedelta(seconds=think_time + GRACE_SECONDS)
         shown.append({"seat": seat, "since_n": clock.n, "since": clock.at, "think_time": think_time,
                       "grace": GRACE_SECONDS, "deadline": deadline.isoformat().replace("+00:00", "Z")})
     return shown
