@@ -30,6 +30,13 @@ def nats_server_binary() -> str:
     return found
 
 
+def _write_private_json(path: Path, value: object) -> None:
+    """Write `value` as JSON to `path`, readable by its owner only (it holds passwords)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as out:
+        json.dump(value, out, indent=2)
+
+
 class NatsServer:
     """Starts nats-server with JetStream on a free port, storing its data under `data_dir`.
 
@@ -65,9 +72,7 @@ class NatsServer:
         if missing:
             known.update({user: secrets.token_urlsafe(24) for user in missing})
             self.credentials_file.parent.mkdir(parents=True, exist_ok=True)
-            fd = os.open(self.credentials_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-            with os.fdopen(fd, "w") as out:
-                json.dump(known, out, indent=2)
+            _write_private_json(self.credentials_file, known)
         return known
 
     def write_config(self) -> Path:
@@ -80,9 +85,7 @@ class NatsServer:
             "authorization": server_authorization(self.passwords()),
         }
         path = self.data_dir / "nats-server.conf"
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w") as out:
-            json.dump(config, out, indent=2)  # nats-server reads JSON as its config format
+        _write_private_json(path, config)  # nats-server reads JSON as its config format
         return path
 
     def start(self) -> NatsServer:
