@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -10,7 +9,6 @@ import httpx
 import pytest
 from nats.aio.client import Client as NatsClient
 
-from libs.platform.auth import Identity, PlayerKind, issue_token
 from libs.platform.contracts.subjects import (
     BOT_TURNS_STREAM,
     GAMES_STREAM,
@@ -19,7 +17,7 @@ from libs.platform.contracts.subjects import (
     TABLE_START,
     bot_turn_subject,
 )
-from libs.platform.envelope import Event, EventType
+from libs.platform.envelope import EventType
 from libs.platform.rpc import CommandRefused, request
 from libs.platform.settings import Settings
 from libs.rules.engine import UNDO_MOVE
@@ -27,17 +25,13 @@ from services.table.app import create_app
 from services.table.event_store import GameLog
 from services.table.games import Games
 from services.table.seeds import SeedSource
-from tests.conftest import TEST_AUTH_SECRET, running_app
+from tests.conftest import running_app
 from tests.game_facts import consumer_is_done
 from tests.rules.helpers import registered_plugins
+from tests.table.test_table_api import ANNA, BERT, auth
+from tests.table.test_table_api import stored_events as log_of
 
-ANNA = Identity(player_id="anna-" + uuid.uuid4().hex[:8], name="Anna", kind=PlayerKind.GUEST)
-BERT = Identity(player_id="bert-" + uuid.uuid4().hex[:8], name="Bert", kind=PlayerKind.GUEST)
 LEFT = "Du hast die Partie verlassen; der Computer spielt jetzt für dich."
-
-
-def auth(identity: Identity) -> dict[str, str]:
-    return {"Authorization": f"Bearer {issue_token(TEST_AUTH_SECRET, identity)}"}
 
 
 @pytest.fixture(scope="module")
@@ -57,10 +51,6 @@ HUMANS = [{"kind": "human", "player_id": ANNA.player_id, "name": "Anna"},
           {"kind": "human", "player_id": BERT.player_id, "name": "Bert"}]
 ANNA_AND_COMPUTER = [{"kind": "human", "player_id": ANNA.player_id, "name": "Anna"},
                      {"kind": "bot", "level": "normal"}]
-
-
-async def log_of(nc: NatsClient, game_id: str) -> list[Event]:
-    return [stored.event for stored in await GameLog(nc.jetstream()).read(game_id)]
 
 
 def assert_left_refusal(answer: httpx.Response) -> None:
