@@ -32,18 +32,16 @@ async def serve_commands(runtime: Runtime) -> None:
         record = await games.start(command)
         return StartedReply(game_id=record.game_id, rules=record.module.rules_id, n=record.n)
 
-    async def move(command: MakeMove) -> MoveMadeReply:
-        await _check_nats_mover(games, command)
+    async def move(command: MakeMove, *, human: bool = False) -> MoveMadeReply:
+        await _check_nats_mover(games, command, human=human)
         record = await games.move(command.game_id, command.seat, command.move, actor=command.actor or "system",
                                   chosen_by=command.chosen_by or "bot", expected_n=command.expected_n)
         return MoveMadeReply(game_id=record.game_id, n=record.n)
 
     async def play(command: MakeMove) -> MoveMadeReply:
-        human = msgspec.structs.replace(command, chosen_by="player")  # this subject carries humans' moves only
-        await _check_nats_mover(games, human, human=True)
-        record = await games.move(human.game_id, human.seat, human.move, actor=human.actor,
-                                  chosen_by="player", expected_n=human.expected_n)
-        return MoveMadeReply(game_id=record.game_id, n=record.n)
+        # This subject carries humans' moves only; the actor must be the seat's player (`_mover_refusal`),
+        # so an empty one is refused before `move`'s "system" stand-in could reach the log.
+        return await move(msgspec.structs.replace(command, chosen_by="player"), human=True)
 
     async def view(query: ViewGame) -> dict[str, Any]:
         return game_view(await games.load(query.game_id), query.seat)
