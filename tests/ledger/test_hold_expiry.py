@@ -22,11 +22,13 @@ from libs.platform.rpc import CommandRefused, request
 from libs.platform.settings import Settings
 from services.ledger.app import create_app
 from services.ledger.booking import hold_account, pot_account, wallet_account
-from services.ledger.models import Account, LedgerTransaction
+from services.ledger.models import LedgerTransaction
 from services.ledger.stakes import collect_pot, release_expired_holds
 from tests.clocks import ShiftedClock
 from tests.conftest import running_app
 from tests.ledger.conftest import token_for
+from tests.ledger.test_stakes import balance_of, release
+from tests.ledger.test_stakes import hold as hold_stake
 
 Sessions = async_sessionmaker[AsyncSession]
 FundedWallet = Callable[[int], Awaitable[str]]
@@ -50,19 +52,9 @@ def ttl(settings: Settings) -> timedelta:
     return timedelta(seconds=settings.hold_ttl_seconds)
 
 
-async def hold(nc: NatsClient, table_id: str, player_id: str, round_: str = "1") -> dict[str, Any]:
-    return await request(nc, "ledger.cmd.hold", {"player_id": player_id, "table_id": table_id, "amount": STAKE,
-                                                 "key": f"hold:{table_id}:{player_id}:{round_}"})
-
-
-async def release(nc: NatsClient, table_id: str, player_id: str, round_: str = "1") -> dict[str, Any]:
-    return await request(nc, "ledger.cmd.release", {"player_id": player_id, "table_id": table_id,
-                                                    "key": f"hold:{table_id}:{player_id}:{round_}"})
-
-
-async def balance_of(sessions: Sessions, account_id: str) -> int:
-    async with sessions() as session:
-        return int(await session.scalar(select(Account.balance).where(Account.id == account_id)) or 0)
+async def hold(nc: NatsClient, table_id: str, player_id: str, round_: int = 1) -> dict[str, Any]:
+    """Hold this module's STAKE for the seat (round `round_`)."""
+    return await hold_stake(nc, table_id, player_id, STAKE, round_)
 
 
 async def eventually_balance(sessions: Sessions, account_id: str, expected: int, timeout: float = 30.0) -> None:
@@ -156,11 +148,11 @@ async def test_an_expired_hold_does_not_give_back_the_next_game_s_hold_at_the_sa
     clock: ShiftedClock, ttl: timedelta,
 ) -> None:
     anna, ben, table = await funded_wallet(100), await funded_wallet(100), uuid.uuid4().hex
-    await hold(nc, table, anna, "1")
-    await hold(nc, table, ben, "1")
+    await hold(nc, table, anna, 1)
+    await hold(nc, table, ben, 1)
     first_game = await start_game(sessions, table, [anna, ben])
     clock.advance(seconds=ttl.total_seconds() / 2)
-    await hold(nc, table, anna, "2")  # "Nochmal": the same hold account holds again
+    await hold(nc, table, anna, 2)  # "Nochmal": the same hold account holds again
 
     clock.advance(seconds=ttl.total_seconds() / 2 + 1)  # the first hold's time is up, not the second's
     async with sessions() as session, session.begin():
