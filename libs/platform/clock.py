@@ -6,6 +6,7 @@ service's app is built with a clock (`runtime.extras["clock"]`), the wall clock 
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 
 from libs.platform.service import Runtime
@@ -17,6 +18,16 @@ class Clock:
     def now(self) -> datetime:
         """Return the current time in UTC."""
         return datetime.now(UTC)
+
+
+def installing(clock: Clock | None) -> Callable[[Runtime], Awaitable[None]]:
+    """Return the startup step that makes `clock` the service's clock (None: the wall clock stays)."""
+
+    async def install(runtime: Runtime) -> None:
+        if clock is not None:
+            runtime.extras["clock"] = clock
+
+    return install
 
 
 def clock_of(runtime: Runtime) -> Clock:

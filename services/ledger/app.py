@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from fastapi import FastAPI
 
-from libs.platform.clock import Clock
-from libs.platform.service import Runtime, create_service_app
+from libs.platform.clock import Clock, installing
+from libs.platform.service import create_service_app
 from libs.platform.settings import Settings
 from services.ledger.wallets import router as wallets_router
 from services.ledger.workers import (
@@ -21,14 +21,11 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
     """Build the ledger app: wallet HTTP API, registration and game-pot consumers, balance and stake responders,
     and the sweeper of expired holds; tests may replace the edge `clock` by a subclass."""
 
-    async def wire(runtime: Runtime) -> None:
-        runtime.extras["clock"] = clock or Clock()
-
     return create_service_app(
         "ledger",
         routers=[wallets_router],
         workers=[consume_registrations, consume_game_events, sweep_expired_holds],
-        on_startup=[wire, serve_balance_requests, serve_stake_requests],
+        on_startup=[installing(clock), serve_balance_requests, serve_stake_requests],
         uses_database=True,
         settings=settings,
     )
