@@ -13,19 +13,19 @@ from services.lobby.database import sessions_of
 from services.lobby.models import GameTable
 from services.lobby.stakes import stale_after
 from services.lobby.tables import close_stale_stake_tables
+from tests.lobby import test_stakes
 from tests.lobby.conftest import Lobby, TableStandIn, end_game, new_guest, new_registered, taler_of
 
 
 async def open_stake_table(lobby: Lobby, host: dict[str, Any], stake: int) -> dict[str, Any]:
-    body = {"settings": {"stake": stake}, "player_count": 4, "bot_level": "easy", "fill_with_bots": True}
-    opened = await lobby.http.post("/tables", json=body, headers=host["headers"])
+    opened = await test_stakes.open_stake_table(lobby, host, stake, fill_with_bots=True)
     assert opened.status_code == 201, opened.text
     table: dict[str, Any] = opened.json()
     return table
 
 
 async def join(lobby: Lobby, table_id: str, player: dict[str, Any]) -> None:
-    joined = await lobby.http.post(f"/tables/{table_id}/join", headers=player["headers"])
+    joined = await test_stakes.join(lobby, table_id, player)
     assert joined.status_code == 200, joined.text
 
 
