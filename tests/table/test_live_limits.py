@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import uuid
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 
@@ -13,15 +12,12 @@ import uvicorn
 from nats.aio.client import Client as NatsClient
 
 from libs.devservers import free_port
-from libs.platform.auth import Identity, PlayerKind, issue_token
+from libs.platform.auth import Identity
 from libs.platform.contracts.subjects import TABLE_START
 from libs.platform.rpc import request
 from libs.platform.settings import Settings
 from services.table.app import create_app
-from tests.conftest import TEST_AUTH_SECRET
-
-ANNA = Identity(player_id="anna-" + uuid.uuid4().hex[:8], name="Anna", kind=PlayerKind.GUEST)
-BERT = Identity(player_id="bert-" + uuid.uuid4().hex[:8], name="Bert", kind=PlayerKind.GUEST)
+from tests.table.test_table_api import ANNA, BERT, auth
 
 
 @pytest.fixture(scope="module")
@@ -55,9 +51,7 @@ async def game_id(nc: NatsClient, table_url: str) -> str:
 async def live(url: str, game_id: str, client: str, player: Identity | None = None
                ) -> AsyncIterator[httpx.Response]:
     """Open the live stream from `client` (as `player`, or a spectator) and keep it open for the block."""
-    headers = {"X-Forwarded-For": client}
-    if player is not None:
-        headers["Authorization"] = f"Bearer {issue_token(TEST_AUTH_SECRET, player)}"
+    headers = {"X-Forwarded-For": client, **(auth(player) if player is not None else {})}
     async with httpx.AsyncClient(timeout=10) as http, \
             http.stream("GET", f"{url}/games/{game_id}/live", headers=headers) as response:
         if response.status_code == 200:
