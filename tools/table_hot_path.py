@@ -32,6 +32,7 @@ from services.table.games import _sealed_move_data
 from services.table.records import GameRecord, begin
 from services.table.seeds import commitment
 from services.table.views import game_view
+from tools.platform_bench import choose
 
 GAME = "speedmosaik"
 T = TypeVar("T")
@@ -79,8 +80,7 @@ def play(record: GameRecord, parts: Parts) -> int:
             seat = view["to_move"][0]
             view = parts.timed("game_view", game_view, record, seat)
         parts.timed("encode view reply", encode, Accepted(result=view))
-        moves = view["legal_moves"]
-        move = rng.choice([move for move in moves if move.get("reihe") != 0] or moves)
+        move = choose(view, rng)
         raw = encode(MakeMove(game_id=record.game_id, seat=seat, move=move, actor=f"p{seat}", chosen_by="player",
                               expected_n=record.n))
         command = parts.timed("decode move command", PLAY_MOVE.request.decode, raw)
