@@ -16,10 +16,10 @@ import pytest
 from fastapi import FastAPI
 from nats.aio.client import Client as NatsClient
 
-from libs.devservers import NatsServer, PostgresServer, free_port
+from libs.devservers import free_port
 from libs.devservers.nats_server import create_platform_streams
 from libs.devservers.processes import SERVICES, ServiceProcess
-from libs.platform.database import upgrade_all
+from libs.devservers.servers import start_servers
 from libs.platform.settings import Settings, get_settings
 
 warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR.*")
@@ -56,31 +56,18 @@ class Infrastructure:
 @pytest.fixture(scope="session")
 def infra(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Infrastructure]:
     """Start throwaway NATS and PostgreSQL on free ports (unless NATS_URL / DATABASE_URL are set)."""
-    root = tmp_path_factory.mktemp("servers")
-    nats_server = postgres = None
-    nats_url = os.environ.get("NATS_URL")
-    nats_credentials = os.environ.get("NATS_CREDENTIALS", "")
-    database_url = os.environ.get("DATABASE_URL")
-    if not nats_url:
-        nats_server = NatsServer(root / "nats").start()
-        nats_url, nats_credentials = nats_server.url, str(nats_server.credentials_file)
-    if not database_url:
-        postgres = PostgresServer(root / "postgres", throwaway=True).start()
-        database_url = postgres.url
-    upgrade_all(database_url)
-    create_platform_streams(nats_url)
-    infrastructure = Infrastructure(nats_url=nats_url, database_url=database_url,
-                                    nats_credentials=nats_credentials)
+    servers = start_servers(tmp_path_factory.mktemp("servers"), throwaway=True, use_environment=True)
+    if servers.nats is None:
+        create_platform_streams(servers.nats_url)  # an external server: the tests' streams before any service
+    infrastructure = Infrastructure(nats_url=servers.nats_url, database_url=servers.database_url,
+                                    nats_credentials=servers.nats_credentials)
     for key, value in infrastructure.env().items():
         os.environ[key] = value
     get_settings.cache_clear()
     try:
         yield infrastructure
     finally:
-        if postgres is not None:
-            postgres.stop()
-        if nats_server is not None:
-            nats_server.stop()
+        servers.stop()
 
 
 @pytest.fixture(scope="session")

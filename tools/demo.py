@@ -18,10 +18,8 @@ from typing import Any
 
 import httpx
 
-from libs.devservers import NatsServer, PostgresServer
-from libs.devservers.nats_server import create_platform_streams
 from libs.devservers.processes import DEFAULT_PORTS, SERVICES, ServiceProcess
-from libs.platform.database import upgrade_all
+from libs.devservers.servers import start_servers
 
 NAMES = ("Anna", "Bert", "Clara", "Dora", "Emil", "Fritz")
 
@@ -40,14 +38,9 @@ def running_platform() -> dict[str, str] | None:
 def start_platform(stack: ExitStack) -> dict[str, str]:
     """Start a throwaway platform (servers + the five services) that `stack` stops again."""
     folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="speed-demo-")))
-    nats_server = NatsServer(folder / "nats").start()
-    stack.callback(nats_server.stop)
-    postgres = PostgresServer(folder / "postgres", throwaway=True).start()
-    stack.callback(postgres.stop)
-    upgrade_all(postgres.url)
-    create_platform_streams(nats_server.url)
-    env = {"NATS_URL": nats_server.url, "NATS_CREDENTIALS": str(nats_server.credentials_file),
-           "DATABASE_URL": postgres.url, "LOG_LEVEL": "warning"}
+    servers = start_servers(folder, throwaway=True)
+    stack.callback(servers.stop)
+    env = {**servers.env(), "LOG_LEVEL": "warning"}
     processes = []
     for name in SERVICES:
         process = ServiceProcess(name, env=env, port=0, log_path=folder / f"{name}.log")

@@ -70,10 +70,11 @@ import nats
 from nats.aio.client import Client as NatsClient
 from nats.aio.msg import Msg
 
-from libs.devservers.nats_server import NatsServer, create_platform_streams
+from libs.devservers.nats_server import NatsServer
 from libs.devservers.ports import free_port
 from libs.devservers.postgres_server import PostgresServer
 from libs.devservers.processes import REPO_ROOT, ServiceProcess, platform_processes, stop_process
+from libs.devservers.servers import Servers, start_servers
 from libs.platform.auth import Identity, PlayerKind, issue_token
 from libs.platform.contracts.commands import (
     PLAY_MOVE,
@@ -91,7 +92,6 @@ from libs.platform.contracts.subjects import (
     GAMES_STREAM,
     TABLE_FOLLOWUP_DURABLE,
 )
-from libs.platform.database import upgrade_all
 from libs.platform.envelope import Event, EventType
 from libs.platform.rpc import CommandRefused, call
 from libs.rules import SeededRng
@@ -177,21 +177,16 @@ class Stack:
         self.root = root
         self.split_table = split_table
         self.auth_secret = secrets.token_hex(32)
-        self.nats = NatsServer(root / "nats")
-        self.postgres = PostgresServer(root / "postgres", throwaway=True)
+        self.servers: Servers | None = None
         self.services: dict[str, ServiceProcess] = {}
         self.responder: subprocess.Popen[bytes] | None = None
 
     def start(self) -> Stack:
         logs = self.root / "logs"
         logs.mkdir(parents=True, exist_ok=True)
-        self.nats.start()
-        self.postgres.start()
-        upgrade_all(self.postgres.url)
-        create_platform_streams(self.nats.url)
+        self.servers = start_servers(self.root, throwaway=True)
         # The services connect as their own NATS users; this process and the responder as the admin (`url`).
-        env = {"NATS_URL": self.nats.url, "NATS_CREDENTIALS": str(self.nats.credentials_file),
-               "DATABASE_URL": self.postgres.url, "AUTH_SECRET": self.auth_secret,
+        env = {**self.servers.env(), "AUTH_SECRET": self.auth_secret,
                "BOT_MOVE_DELAY": "0", "LOG_LEVEL": "warning",
                # Every simulated player comes from this one address: the per-client limits would measure
                # themselves, not the platform (login and live-stream limits stay on: the bench stays under them).
@@ -213,6 +208,18 @@ class Stack:
 
     def url(self, service: str) -> str:
         return self.services[service].url
+
+    @property
+    def nats(self) -> NatsServer:
+        """The bench's own NATS server (started by `start`)."""
+        assert self.servers is not None and self.servers.nats is not None
+        return self.servers.nats
+
+    @property
+    def postgres(self) -> PostgresServer:
+        """The bench's own PostgreSQL server (started by `start`)."""
+        assert self.servers is not None and self.servers.postgres is not None
+        return self.servers.postgres
 
     def pids(self) -> dict[str, list[int]]:
         """Process ids per label, for CPU accounting (PostgreSQL: the postmaster and its backends)."""
@@ -237,10 +244,9 @@ class Stack:
                 service.stop()
         if self.responder is not None:
             stop_process(self.responder, timeout=10)
-        with contextlib.suppress(Exception):
-            self.postgres.stop()
-        with contextlib.suppress(Exception):
-            self.nats.stop()
+        if self.servers is not None:
+            with contextlib.suppress(Exception):
+                self.servers.stop()
 
 
 def _children(parent: int) -> list[int]:

@@ -9,10 +9,8 @@ import sys
 import time
 from pathlib import Path
 
-from libs.devservers.nats_server import NatsServer, create_platform_streams
-from libs.devservers.postgres_server import PostgresServer
 from libs.devservers.processes import REPO_ROOT, ServiceProcess, platform_processes
-from libs.platform.database import upgrade_all
+from libs.devservers.servers import start_servers
 
 
 def main() -> None:
@@ -24,19 +22,9 @@ def main() -> None:
     data: Path = args.data.resolve()
     (data / "logs").mkdir(parents=True, exist_ok=True)
 
-    nats_server: NatsServer | None = None
-    postgres: PostgresServer | None = None
-    nats_url = os.environ.get("NATS_URL")
-    nats_credentials = os.environ.get("NATS_CREDENTIALS", "")
-    database_url = os.environ.get("DATABASE_URL")
-    if not nats_url:
-        # Each service connects as its own NATS user; the passwords stay in .data/nats/credentials.json.
-        nats_server = NatsServer(data / "nats", port=4222).start()
-        nats_url, nats_credentials = nats_server.url, str(nats_server.credentials_file)
-        create_platform_streams(nats_url)
-    if not database_url:
-        postgres = PostgresServer(data / "postgres", port=5432).start()
-        database_url = postgres.url
+    # Each service connects as its own NATS user; the passwords stay in .data/nats/credentials.json.
+    servers = start_servers(data, throwaway=False, nats_port=4222, postgres_port=5432, use_environment=True)
+    nats_server, nats_url, database_url = servers.nats, servers.nats_url, servers.database_url
     services: list[ServiceProcess] = []
     stopping = False
 
@@ -47,9 +35,7 @@ def main() -> None:
     signal.signal(signal.SIGINT, request_stop)
     signal.signal(signal.SIGTERM, request_stop)
     try:
-        upgrade_all(database_url)
-        env = {"NATS_URL": nats_url, "NATS_CREDENTIALS": nats_credentials, "DATABASE_URL": database_url,
-               "BOT_MOVE_DELAY": os.environ.get("BOT_MOVE_DELAY", "0.8")}
+        env = {**servers.env(), "BOT_MOVE_DELAY": os.environ.get("BOT_MOVE_DELAY", "0.8")}
         for process in platform_processes(env, logs=data / "logs"):
             services.append(process.start())
         for service in services:
@@ -78,10 +64,7 @@ def main() -> None:
         print("stopping ...", flush=True)
         for service in reversed(services):
             service.stop()
-        if postgres is not None:
-            postgres.stop()
-        if nats_server is not None:
-            nats_server.stop()
+        servers.stop()
         print("stopped.", flush=True)
 
 

@@ -27,8 +27,8 @@ import pytest
 from nats.aio.client import Client as NatsClient
 
 from libs.devservers import NatsServer, PostgresServer
-from libs.devservers.nats_server import create_platform_streams
 from libs.devservers.processes import SERVICES
+from libs.devservers.servers import start_servers
 from libs.platform.contracts.subjects import (
     BOT_TURNS_DURABLE,
     BOT_TURNS_STREAM,
@@ -39,7 +39,6 @@ from libs.platform.contracts.subjects import (
     LOBBY_GAME_ENDS_DURABLE,
     TABLE_FOLLOWUP_DURABLE,
 )
-from libs.platform.database import upgrade_all
 from libs.platform.envelope import Event
 from libs.platform.table_options import GRACE_SECONDS
 from services.leaderboard.projection import read_finished_game
@@ -68,17 +67,15 @@ class Servers:
 
 @pytest.fixture(scope="module")
 def servers(infra: Infrastructure, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Servers]:
-    root = tmp_path_factory.mktemp("chaos-servers")
-    nats_server = NatsServer(root / "nats").start()  # with the services' NATS users, as the session's
-    postgres = PostgresServer(root / "postgres", throwaway=True).start()
+    # Its own servers (with the services' NATS users, as the session's), so the test can restart them.
+    started = start_servers(tmp_path_factory.mktemp("chaos-servers"), throwaway=True)
+    assert started.nats is not None and started.postgres is not None
     try:
-        upgrade_all(postgres.url)
-        create_platform_streams(nats_server.url)
-        yield Servers(nats_server, postgres, replace(infra, nats_url=nats_server.url, database_url=postgres.url,
-                                                     nats_credentials=str(nats_server.credentials_file)))
+        yield Servers(started.nats, started.postgres,
+                      replace(infra, nats_url=started.nats_url, database_url=started.database_url,
+                              nats_credentials=started.nats_credentials))
     finally:
-        postgres.stop()
-        nats_server.stop()
+        started.stop()
 
 
 @pytest.fixture(scope="module")
