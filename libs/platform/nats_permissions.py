@@ -116,18 +116,20 @@ TABLE = NatsUser(
         *_ephemeral(s.GAMES_STREAM), *_direct_get(s.GAMES_STREAM), *_msg_get(s.GAMES_STREAM),
         # Tests and tools purge a game's stale "your turn" requests only as admin; the table never does.
     ),
-    subscribe=_serves(s.TABLE_START, s.TABLE_MOVE, s.TABLE_PLAY, s.TABLE_VIEW),  # nobody but the operator sends PLAY
+    # Nobody but the operator sends PLAY; only the lobby sends START and LEAVE.
+    subscribe=_serves(s.TABLE_START, s.TABLE_MOVE, s.TABLE_PLAY, s.TABLE_VIEW, s.TABLE_LEAVE),
     owns_streams=(s.GAMES_STREAM, s.BOT_TURNS_STREAM, s.TIMERS_STREAM, s.GAME_FACTS_STREAM),
 )
 
 LOBBY = NatsUser(
     name="lobby",
     publish=(
-        s.TABLE_START, s.LEDGER_HOLD, s.LEDGER_RELEASE,  # starts games, holds and releases stakes
+        s.TABLE_START, s.TABLE_LEAVE, s.LEDGER_HOLD, s.LEDGER_RELEASE,  # starts/gives up games, holds stakes
         s.PLAYER_REGISTERED, *_owns(s.LOBBY_STREAM),  # its facts
         *_knows(s.GAME_FACTS_STREAM), *_durable(s.GAME_FACTS_STREAM, s.LOBBY_GAME_ENDS_DURABLE),
+        s.CHAT_POSTED,  # a stored chat message, to every replica's live chat streams
     ),
-    subscribe=(),
+    subscribe=(s.CHAT_POSTED,),
     owns_streams=(s.LOBBY_STREAM,),
 )
 

@@ -12,9 +12,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from libs.rules.rng import SeededRng
+
+if TYPE_CHECKING:
+    from libs.rules.home import Home
 
 Json = dict[str, Any]
 
@@ -220,6 +223,8 @@ class GameSpec:
     """The config key whose value names the leaderboard list a game counts for (None: the game itself)."""
     variants: tuple[str, ...] = ()
     """Every value ``variant_key`` can take (the leaderboard's lists)."""
+    home: Home = field(default_factory=lambda: _no_home())
+    """Solo modes, badges and the chat rule (``libs/rules/home.py``); none by default."""
 
     @property
     def rules_id(self) -> str:
@@ -238,8 +243,15 @@ class GameSpec:
             "seat_counts": list(self.seat_counts), "hidden": sorted(kind.value for kind in self.hidden),
             "chance": self.chance.value, "simultaneous": self.simultaneous, "may_act": self.may_act,
             "undo_steps": self.undo_steps, "teams": self.teams, "timeout": self.timeout.value,
-            "variant_key": self.variant_key, "variants": list(self.variants),
+            "variant_key": self.variant_key, "variants": list(self.variants), "home": self.home.to_json(),
         }
+
+
+def _no_home() -> Home:
+    # Imported here: libs.rules.home builds on this module's Outcome.
+    from libs.rules.home import Home
+
+    return Home()
 
 
 @dataclass(frozen=True, slots=True)

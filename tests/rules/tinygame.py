@@ -23,6 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
+from libs.rules.home import Badge, Finished, Home, ListKey, SoloMode, Stage, Streak
 from libs.rules.protocol import (
     Chance,
     ComputationLine,
@@ -49,11 +50,43 @@ TRICK_POINTS = 2
 SIGNS = ("hoch", "tief")
 VARIANTS = ("einzeln", "team")
 
+
+def _first_trick(finished: Finished) -> bool:
+    state = finished.state
+    return isinstance(state, TinyState) and state.tricks[finished.seat] >= 1
+
+
+def _no_points(finished: Finished) -> bool:
+    return finished.score <= 0
+
+
+HOME = Home(
+    # Solo modes, a campaign and badges, so the services' machinery for them is tested with this game too.
+    modes=(
+        SoloMode(key="frei", title="Freies Spiel"),
+        SoloMode(key="tagesstich", title="Tagesstich", daily=True, settings={"variante": "einzeln"},
+                 opponents=(1,), bot_levels=("easy",), list_order=(ListKey.SCORE, ListKey.TIE_BREAK)),
+        SoloMode(key="reise", title="Stich-Reise", list_order=(ListKey.SCORE,), stages=(
+            Stage(number=1, title="Erster Stich", settings={"variante": "einzeln"}, opponents=("easy",)),
+            Stage(number=2, title="Zweiter Stich", settings={"variante": "einzeln"}, opponents=("easy", "easy")),
+        )),
+    ),
+    badges=(
+        Badge(key="erster_stich", title="Erster Stich", description="Einen Stich gewonnen.", earned=_first_trick),
+        Badge(key="leer", title="Leer ausgegangen", description="Eine Partie ohne Punkte beendet.",
+              earned=_no_points, book="Stempel", solo_only=False),
+        Badge(key="serie", title="Zwei Tage", description="Den Tagesstich an 2 Tagen in Folge gespielt.",
+              streak=Streak(mode="tagesstich", days=2)),
+    ),
+    # Partners give only their secret sign (as Speednova's teams, which talk only through fixed signals).
+    chat_allowed=lambda config: config.get("variante") != "team",
+)
+
 SPEC = GameSpec(
     game="tinygame", version=1, seat_counts=(2, 3, 4), title="Zwergenstich",
     hidden=frozenset({Hidden.HAND, Hidden.TEAM, Hidden.SUPPLY}), chance=Chance.DURING_PLAY,
     simultaneous=True, may_act=True, undo_steps=2, teams=True, timeout=TimeoutRule.GAME_CHOOSES,
-    variant_key="variante", variants=VARIANTS,
+    variant_key="variante", variants=VARIANTS, home=HOME,
 )
 
 

@@ -20,13 +20,14 @@ import msgspec
 
 from libs.platform.contracts import subjects
 from libs.platform.contracts.base import Contract
-from libs.platform.contracts.events import PlatformSettings
+from libs.platform.contracts.events import GameMode, PlatformSettings
 
 __all__ = [
     "ADVISE",
     "BALANCE",
     "DECIDE",
     "HOLD_STAKE",
+    "LEAVE_GAME",
     "MAKE_MOVE",
     "PLAY_MOVE",
     "RELEASE_STAKE",
@@ -123,6 +124,12 @@ class StartGame(Contract, frozen=True, kw_only=True):
     """The game's settings; the rule module normalises them."""
     seats: list[StartSeat]
     platform: PlatformSettings | None = None
+    mode: GameMode | None = None
+    """The solo mode the lobby starts the game in (None: an ordinary game)."""
+    seed: str | None = None
+    """A daily game's seed (64 hex digits): the day's, the same for everyone (None: the table draws one)."""
+    seed_reveal_at: str | None = None
+    """With `seed`: when the seed may be revealed (the day's end, ISO in UTC)."""
 
 
 class StartedReply(Contract, frozen=True, kw_only=True):
@@ -180,6 +187,29 @@ GameViewReply = dict[str, Any]
 """The game view, as `GET /games/{id}/view` answers it (its board is the rule module's view)."""
 
 VIEW_GAME: Command[ViewGame, GameViewReply] = Command(subjects.TABLE_VIEW, subjects.TABLE_QUEUE, ViewGame, dict)
+
+
+# ---- table.cmd.leave (lobby → table) -------------------------------------------------------------------
+class LeaveGame(Contract, frozen=True, kw_only=True):
+    """Let `player_id` leave a running game (the computer plays on for the seat)."""
+
+    WHAT: ClassVar[str] = "Die Anfrage table.cmd.leave"
+
+    game_id: str
+    player_id: str
+
+
+class LeftReply(Contract, frozen=True, kw_only=True):
+    """The game after leaving: its event count, and whether the player had already left or it had ended."""
+
+    WHAT: ClassVar[str] = "Die Antwort auf table.cmd.leave"
+
+    game_id: str
+    n: int
+    already: bool = False
+
+
+LEAVE_GAME = Command(subjects.TABLE_LEAVE, subjects.TABLE_QUEUE, LeaveGame, LeftReply)
 
 
 # ---- bot.cmd.decide (table → bot) ----------------------------------------------------------------------

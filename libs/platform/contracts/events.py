@@ -24,6 +24,7 @@ __all__ = [
     "EndedSeat",
     "EventPayload",
     "GameEnded",
+    "GameMode",
     "GameSeat",
     "GameStarted",
     "MoveMade",
@@ -76,6 +77,29 @@ class GameSeat(Contract, frozen=True, kw_only=True):
     """A human's account kind ("guest", "registered"); None for computers."""
 
 
+class GameMode(Contract, frozen=True, kw_only=True):
+    """The solo mode a game is played in (``libs/rules/home.py``), as the lobby chose it at the start.
+
+    A daily game names its Berlin day and the player's attempt that day: only attempt 1 enters the day's
+    list, later ones are practice. A campaign game names its stage.
+    """
+
+    WHAT: ClassVar[str] = "Der Spielmodus"
+
+    key: str
+    day: str | None = None
+    """The Berlin day (``YYYY-MM-DD``) whose seed a daily game plays; None for other modes."""
+    attempt: int | None = None
+    """A daily game: the player's how-many-th game of this daily mode that day (1 counts, later: practice)."""
+    stage: int | None = None
+    """A campaign game: its stage (1-based)."""
+
+    @property
+    def is_practice(self) -> bool:
+        """True for a daily game that is not the player's first attempt of the day."""
+        return self.day is not None and self.attempt != 1
+
+
 class GameStarted(EventPayload, frozen=True, kw_only=True):
     """First event of every game: the rules, normalised settings, seats, the seed and its commitment."""
 
@@ -95,6 +119,10 @@ class GameStarted(EventPayload, frozen=True, kw_only=True):
     copy of the log carries only its digest until `GameEnded` reveals it."""
     seed_commitment: str
     """sha256(seed), shown from the start."""
+    mode: GameMode | msgspec.UnsetType = msgspec.UNSET
+    """The solo mode (absent: a game outside the solo modes, as every game before them)."""
+    seed_reveal_at: str | msgspec.UnsetType = msgspec.UNSET
+    """A daily game's seed is everyone's that day: it is revealed at this moment (ISO, UTC), not at the end."""
 
 
 class MoveMade(EventPayload, frozen=True, kw_only=True):
@@ -163,6 +191,15 @@ class GameEnded(EventPayload, frozen=True, kw_only=True):
     """Seats whose humans left the game."""
     left_with_other_humans: list[int] = msgspec.field(default_factory=list)
     """Of those, the seats whose humans left while other humans still played."""
+    mode: GameMode | msgspec.UnsetType = msgspec.UNSET
+    """The solo mode, copied from GameStarted."""
+    seed_reveal_at: str | msgspec.UnsetType = msgspec.UNSET
+    """Set for a daily game: ``seed`` is empty, the seed is revealed at this moment (the day's end)."""
+    list_keys: list[list[int]] | msgspec.UnsetType = msgspec.UNSET
+    """A solo mode game: per seat, the vector the mode's lists order by (``SoloMode.list_order``)."""
+    badges: list[list[str]] | msgspec.UnsetType = msgspec.UNSET
+    """Per seat, the game badges the finished game earned (``Home.earned``); awarding once is the
+    leaderboard's."""
 
 
 PAYLOADS: dict[str, type[EventPayload]] = {

@@ -54,6 +54,11 @@ def timer_set_subject(game_id: str, seat: int) -> str:
     return f"timer.set.{game_id}.{seat}"
 
 
+def chat_subject(game_id: str) -> str:
+    """Where the lobby announces a stored chat message of one game to its live chat streams."""
+    return f"lobby.chat.{game_id}"
+
+
 def timer_fire_subject(game_id: str, seat: int) -> str:
     """Where JetStream delivers a seat's deadline when it is reached."""
     return f"timer.fire.{game_id}.{seat}"
@@ -69,6 +74,11 @@ TABLE_PLAY = "table.cmd.play"
 players move over HTTP with their token). Kept apart from ``TABLE_MOVE`` so the bot's NATS user can never move
 in a human's name."""
 TABLE_VIEW = "table.cmd.view"
+TABLE_LEAVE = "table.cmd.leave"
+CHAT_POSTED = "lobby.chat.*"
+"""A table chat message, after the lobby stored it: core NATS, one subject per game (``chat_subject``), so
+every lobby replica's live chat streams hear it."""
+"""The lobby gives up a player's unfinished solo game (a new game in the same mode replaces it)."""
 
 BOT_QUEUE = "bots"
 BOT_DECIDE = "bot.cmd.decide"

@@ -12,6 +12,7 @@ from typing import Any
 from libs.rules.protocol import GameSpec, Hidden, IllegalMove, Json, Outcome, Pending, RulesBase
 from libs.rules.rng import SeededRng
 from libs.rules.speedmosaik import config as settings
+from libs.rules.speedmosaik.home import HOME
 from libs.rules.speedmosaik.kachelwand import play as kachelwand_play
 from libs.rules.speedmosaik.kachelwand.round_end import movers as kachelwand_movers
 from libs.rules.speedmosaik.kachelwand.rules import new_game as kachelwand_new_game
@@ -90,6 +91,7 @@ SPEC = GameSpec(
     simultaneous=True,
     variant_key="workshop",
     variants=tuple(WORKSHOPS),
+    home=HOME,
 )
 """Speedmosaik: 2–4 seats, only the bag's order is hidden, chance only at setup and refills (from the seed),
 several seats choose wall columns at once (free wall), no undo, the computer decides on a timeout."""
