@@ -1,21 +1,80 @@
-"""HTTP: the end table of finished games (every seat, computers included), newest first."""
+"""HTTP: the end table of finished games (every seat, computers included), newest first.
+
+Besides the seats' places and points, the end table names the game's solo mode, the badges the game
+awarded (new for that player), and for a campaign game the stage it was and the stage it opens.
+"""
 
 from __future__ import annotations
 
-from datetime import datetime
+from collections import defaultdict
+from collections.abc import Sequence
+from datetime import date, datetime
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
 from pydantic import BaseModel
 from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from libs.platform.database import session_factory
 from libs.platform.http_errors import refusals, shown
 from libs.platform.rpc import CommandRefused
 from libs.platform.service import RuntimeDep
-from services.leaderboard.models import FinishedGameRow
+from services.leaderboard.home import home_of
+from services.leaderboard.models import BadgeAward, FinishedGameRow
 
 router = APIRouter(prefix="/games", tags=["games"], responses=refusals(404))
+
+
+class NewBadgeOut(BaseModel):
+    """A badge this game awarded to the seat's player (their first time)."""
+
+    key: str
+    title: str
+    book: str
+
+
+class EndSeatOut(BaseModel):
+    """One seat of the end table."""
+
+    seat: int
+    name: str | None
+    kind: str
+    level: str | None
+    player_id: str | None
+    place: int
+    score: int
+    points: int
+    has_left: bool
+    new_badges: list[NewBadgeOut]
+
+
+class GameModeOut(BaseModel):
+    """The solo mode the game was played in."""
+
+    key: str
+    title: str
+    day: date | None
+    attempt: int | None
+    practice: bool
+    """A daily game after the first attempt of the day ("Übung"): in no list."""
+    stage: int | None
+
+
+class NextStageOut(BaseModel):
+    """The campaign stage a won game opens."""
+
+    number: int
+    title: str
+
+
+class CampaignOut(BaseModel):
+    """A campaign game's stage, whether the human won it (place 1), and the stage that opens next."""
+
+    mode: str
+    stage: int
+    won: bool
+    next: NextStageOut | None
 
 
 class FinishedGameOut(BaseModel):
@@ -26,7 +85,56 @@ class FinishedGameOut(BaseModel):
     variant: str
     rules: str
     ended_at: datetime
-    seats: list[dict[str, Any]]
+    seats: list[EndSeatOut]
+    mode: GameModeOut | None
+    campaign: CampaignOut | None
+
+
+def _mode_and_campaign(row: FinishedGameRow) -> tuple[GameModeOut | None, CampaignOut | None]:
+    stored = row.mode
+    if not stored:
+        return None, None
+    home = home_of(row.game)
+    solo = None if home is None else home.mode(stored["key"])
+    day = stored.get("day")
+    mode = GameModeOut(key=stored["key"], title=stored["key"] if solo is None else solo.title,
+                       day=None if day is None else date.fromisoformat(day), attempt=stored.get("attempt"),
+                       practice=bool(stored.get("practice")), stage=stored.get("stage"))
+    if solo is None or not solo.is_campaign or mode.stage is None:
+        return mode, None
+    won = any(seat.get("kind") == "human" and seat.get("place") == 1 and not seat.get("has_left")
+              for seat in row.seats)
+    following = solo.stage(mode.stage + 1) if won else None
+    return mode, CampaignOut(mode=solo.key, stage=mode.stage, won=won,
+                             next=None if following is None else NextStageOut(number=following.number,
+                                                                              title=following.title))
+
+
+def _end_table(row: FinishedGameRow, awards: Sequence[BadgeAward]) -> FinishedGameOut:
+    home = home_of(row.game)
+    new: dict[str, list[NewBadgeOut]] = defaultdict(list)
+    for award in awards:
+        badge = None if home is None else home.badge(award.badge)
+        new[award.player_id].append(NewBadgeOut(key=award.badge, title=award.badge if badge is None else badge.title,
+                                                book="" if badge is None else badge.book))
+    seats: list[dict[str, Any]] = [
+        {**seat, "new_badges": new.get(seat.get("player_id") or "", []) if seat.get("kind") == "human" else []}
+        for seat in row.seats]
+    mode, campaign = _mode_and_campaign(row)
+    return FinishedGameOut(game_id=row.game_id, game=row.game, variant=row.variant, rules=row.rules,
+                           ended_at=row.ended_at, seats=[EndSeatOut(**seat) for seat in seats], mode=mode,
+                           campaign=campaign)
+
+
+async def _end_tables(session: AsyncSession, rows: Sequence[FinishedGameRow]) -> list[FinishedGameOut]:
+    """Return the rows' end tables with the badges each game awarded (one query for all of them)."""
+    awards: dict[str, list[BadgeAward]] = defaultdict(list)
+    if rows:
+        query = (select(BadgeAward).where(BadgeAward.game_id.in_([row.game_id for row in rows]))
+                 .order_by(BadgeAward.badge))
+        for award in await session.scalars(query):
+            awards[award.game_id].append(award)
+    return [_end_table(row, awards[row.game_id]) for row in rows]
 
 
 @router.get("", response_model=list[FinishedGameOut])
@@ -36,7 +144,7 @@ async def recent_games(runtime: RuntimeDep, limit: Annotated[int, Query(ge=1, le
     async with session_factory(runtime.engine)() as session:
         rows = (await session.scalars(
             select(FinishedGameRow).order_by(FinishedGameRow.ended_at.desc()).limit(limit))).all()
-    return [FinishedGameOut.model_validate(row, from_attributes=True) for row in rows]
+        return await _end_tables(session, rows)
 
 
 @router.get("/{game_id}", response_model=FinishedGameOut)
@@ -45,6 +153,8 @@ async def finished_game(game_id: str, runtime: RuntimeDep) -> FinishedGameOut:
     assert runtime.engine is not None
     async with session_factory(runtime.engine)() as session:
         row = await session.get(FinishedGameRow, game_id)
-    if row is None:
-        raise CommandRefused(404, f"Eine beendete Partie {shown(game_id)} ist hier nicht bekannt.", "game_not_found")
-    return FinishedGameOut.model_validate(row, from_attributes=True)
+        if row is None:
+            raise CommandRefused(404, f"Eine beendete Partie {shown(game_id)} ist hier nicht bekannt.",
+                                 "game_not_found")
+        [table] = await _end_tables(session, [row])
+    return table

@@ -1,12 +1,12 @@
-"""The leaderboard's tables in schema `leaderboard`: tracking rows, result rows and the all-time standings."""
+"""The leaderboard's tables in schema `leaderboard`: tracking rows, results, standings, end tables and badges."""
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any
 
-from sqlalchemy import BigInteger, Boolean, DateTime, Index, Integer, MetaData, String, func
-from sqlalchemy.dialects.postgresql import JSONB
+from sqlalchemy import BigInteger, Boolean, Date, DateTime, Index, Integer, MetaData, String, func
+from sqlalchemy.dialects.postgresql import ARRAY, JSONB
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 SCHEMA = "leaderboard"
@@ -39,6 +39,7 @@ class Result(Base):
     __table_args__ = (
         Index("results_by_player", "player_id", "ended_at"),
         Index("results_by_list", "game", "variant"),
+        Index("results_by_mode", "game", "mode", "day"),
     )
 
     game_id: Mapped[str] = mapped_column(String(64), primary_key=True)
@@ -55,6 +56,18 @@ class Result(Base):
     players: Mapped[int] = mapped_column(Integer)
     has_left: Mapped[bool] = mapped_column(Boolean, server_default="false")
     ended_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    # The solo mode (GameEnded.mode); all None / false for games outside the modes.
+    mode: Mapped[str | None] = mapped_column(String(64))
+    day: Mapped[date | None] = mapped_column(Date)
+    """A daily game's Berlin day (its seed's day, not necessarily the day it ended)."""
+    attempt: Mapped[int | None] = mapped_column(Integer)
+    practice: Mapped[bool] = mapped_column(Boolean, server_default="false")
+    """A daily game after the first attempt of the day: in no list."""
+    stage: Mapped[int | None] = mapped_column(Integer)
+    list_key: Mapped[list[int] | None] = mapped_column(ARRAY(Integer))
+    """The vector the mode's lists order by (compared element by element, higher is better)."""
+    badges: Mapped[list[str]] = mapped_column(ARRAY(String(64)), server_default="{}")
+    """The game badges GameEnded listed for this seat, as given (kept so awards can be rebuilt)."""
 
 
 class Standing(Base):
@@ -86,3 +99,19 @@ class FinishedGameRow(Base):
     rules: Mapped[str] = mapped_column(String(64))
     ended_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     seats: Mapped[list[dict[str, Any]]] = mapped_column(JSONB)
+    mode: Mapped[dict[str, Any] | None] = mapped_column(JSONB)
+    """`{"key", "day", "attempt", "stage", "practice"}` of a solo mode game, else None."""
+
+
+class BadgeAward(Base):
+    """A badge a player holds: awarded once per (player, game, badge), by the game that earned it."""
+
+    __tablename__ = "badge_awards"
+    __table_args__ = (Index("badge_awards_by_game", "game_id"),)
+
+    player_id: Mapped[str] = mapped_column(String(200), primary_key=True)
+    game: Mapped[str] = mapped_column(String(64), primary_key=True)
+    badge: Mapped[str] = mapped_column(String(64), primary_key=True)
+    game_id: Mapped[str] = mapped_column(String(64))
+    awarded_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    """The awarding game's end (its GameEnded's `at`), so a rebuild gives the same rows."""

@@ -1,10 +1,11 @@
-"""Projecting `GameEnded` into results and standings, exactly once per event; rebuilding by replay."""
+"""Projecting `GameEnded` into results, standings, end tables and badge awards, exactly once per event;
+rebuilding the derived tables from the stored results."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any
 
 from sqlalchemy import case, delete, func, text
@@ -12,8 +13,10 @@ from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from libs.platform.contracts.base import ContractError
-from libs.platform.contracts.events import GameEnded
+from libs.platform.contracts.events import GameEnded, GameMode
+from libs.platform.days import parse_day
 from libs.platform.envelope import Event, EventType
+from services.leaderboard.awards import Award, Earning, SeatEarning, award_badges, rebuild_awards
 from services.leaderboard.models import FinishedGameRow, ProcessedEvent, Result, Standing
 
 
@@ -33,6 +36,26 @@ class SeatResult:
     score: int
     points: int
     has_left: bool
+    list_key: tuple[int, ...] | None = None
+    """The mode's list key (a mode game only)."""
+    badges: tuple[str, ...] = ()
+    """The game badges GameEnded lists for this seat."""
+
+
+@dataclass(frozen=True)
+class ModePlayed:
+    """The solo mode a game was played in, as GameEnded names it."""
+
+    key: str
+    day: date | None
+    attempt: int | None
+    stage: int | None
+    practice: bool
+
+    def to_json(self) -> dict[str, Any]:
+        """Return the mode as stored with the end table."""
+        return {"key": self.key, "day": None if self.day is None else self.day.isoformat(),
+                "attempt": self.attempt, "stage": self.stage, "practice": self.practice}
 
 
 @dataclass(frozen=True)
@@ -49,6 +72,15 @@ class FinishedGame:
     ended_at: datetime
     results: tuple[SeatResult, ...]
     end_table: tuple[dict[str, Any], ...]
+    mode: ModePlayed | None = None
+
+    def earning(self) -> Earning:
+        """Return what the badge awards of this game are decided from."""
+        return Earning(game_id=self.game_id, game=self.game, ended_at=self.ended_at,
+                       mode=None if self.mode is None else self.mode.key,
+                       day=None if self.mode is None else self.mode.day,
+                       seats=tuple(SeatEarning(player_id=result.player_id, has_left=result.has_left,
+                                               badges=result.badges) for result in self.results))
 
 
 def _int_at(values: Sequence[int], index: int, what: str) -> int:
@@ -72,6 +104,22 @@ def points_for(game_points: int, *, has_left: bool, left_other_humans: bool) -> 
     return 0 if has_left else game_points
 
 
+def _mode_played(mode: GameMode) -> ModePlayed:
+    try:
+        day = None if mode.day is None else parse_day(mode.day)
+    except ValueError as error:
+        raise MalformedGameEnded(f"mode.day {mode.day!r} is no day") from error
+    return ModePlayed(key=mode.key, day=day, attempt=mode.attempt, stage=mode.stage, practice=mode.is_practice)
+
+
+def _seat_list(values: list[list[Any]] | Any, index: int) -> list[Any] | None:
+    """Return a per-seat list field's entry (None when the field is UNSET or too short)."""
+    if not isinstance(values, list) or not 0 <= index < len(values):
+        return None
+    entry = values[index]
+    return entry if isinstance(entry, list) else None
+
+
 def read_finished_game(event: Event) -> FinishedGame:
     """Return the finished game of a `GameEnded` event, or raise MalformedGameEnded."""
     try:
@@ -86,11 +134,15 @@ def read_finished_game(event: Event) -> FinishedGame:
         ended_at = datetime.fromisoformat(event.at)
     except ValueError as error:
         raise MalformedGameEnded(f"unreadable time {event.at!r}") from error
+    mode = _mode_played(ended.mode) if isinstance(ended.mode, GameMode) else None
     results = []
     for seat in ended.seats:
         if seat.kind != "human" or not seat.player_id:
             continue  # bots (and seats without a player) never appear in lists
         index = seat.seat
+        key = _seat_list(ended.list_keys, index)
+        if mode is not None and key is None:
+            key = [_int_at(outcome.scores, index, "scores")]  # a mode game without list keys: by its score
         results.append(SeatResult(
             seat=index, player_id=seat.player_id, name=seat.name or seat.player_id, account=seat.account,
             place=_int_at(outcome.places, index, "places"),
@@ -98,6 +150,8 @@ def read_finished_game(event: Event) -> FinishedGame:
             points=points_for(_int_at(outcome.leaderboard_points, index, "leaderboard_points"),
                               has_left=index in left, left_other_humans=index in deserted),
             has_left=index in left,
+            list_key=None if key is None or mode is None else tuple(int(part) for part in key),
+            badges=tuple(str(badge) for badge in _seat_list(ended.badges, index) or ()),
         ))
     end_table = tuple(
         {"seat": position, "name": seat.name, "kind": seat.kind, "level": seat.level, "player_id": seat.player_id,
@@ -109,11 +163,14 @@ def read_finished_game(event: Event) -> FinishedGame:
     )
     return FinishedGame(game_id=event.game_id, n=event.n, event_hash=event.hash, game=ended.game,
                         variant=ended.variant, rules=ended.rules or event.rules, players=len(ended.seats),
-                        ended_at=ended_at, results=tuple(results), end_table=end_table)
+                        ended_at=ended_at, results=tuple(results), end_table=end_table, mode=mode)
 
 
-async def project_finished_game(session: AsyncSession, finished: FinishedGame) -> bool:
-    """Add the game to the lists inside the session's transaction; False if it was projected before."""
+async def project_finished_game(session: AsyncSession, finished: FinishedGame) -> list[Award] | None:
+    """Add the game to the lists and award its badges inside the session's transaction.
+
+    Returns the badges this game awarded, or None if the event was projected before (nothing changed).
+    """
     tracked = await session.execute(
         insert(ProcessedEvent)
         .values(game_id=finished.game_id, n=finished.n, event_type=EventType.GAME_ENDED,
@@ -122,10 +179,11 @@ async def project_finished_game(session: AsyncSession, finished: FinishedGame) -
         .returning(ProcessedEvent.game_id)
     )
     if tracked.first() is None:
-        return False
+        return None
+    mode = finished.mode
     await session.execute(insert(FinishedGameRow).values(
         game_id=finished.game_id, game=finished.game, variant=finished.variant, rules=finished.rules,
-        ended_at=finished.ended_at, seats=list(finished.end_table),
+        ended_at=finished.ended_at, seats=list(finished.end_table), mode=None if mode is None else mode.to_json(),
     ).on_conflict_do_nothing(index_elements=[FinishedGameRow.game_id]))
     for result in finished.results:
         await session.execute(insert(Result).values(
@@ -133,9 +191,14 @@ async def project_finished_game(session: AsyncSession, finished: FinishedGame) -
             account=result.account, game=finished.game, variant=finished.variant, rules=finished.rules,
             place=result.place, score=result.score, points=result.points, players=finished.players,
             has_left=result.has_left, ended_at=finished.ended_at,
+            mode=None if mode is None else mode.key, day=None if mode is None else mode.day,
+            attempt=None if mode is None else mode.attempt, practice=mode is not None and mode.practice,
+            stage=None if mode is None else mode.stage,
+            list_key=None if result.list_key is None else list(result.list_key), badges=list(result.badges),
         ))
         await _add_to_standing(session, finished, result)
-    return True
+    # After the results: a streak badge counts this game's day too.
+    return await award_badges(session, finished.earning())
 
 
 async def _add_to_standing(session: AsyncSession, finished: FinishedGame, result: SeatResult) -> None:
@@ -174,3 +237,13 @@ async def rebuild_standings(session: AsyncSession) -> None:
     """Recompute every all-time list from the stored results (the same lists the events built)."""
     await session.execute(delete(Standing))
     await session.execute(_REBUILD_STANDINGS)
+
+
+async def rebuild(session: AsyncSession) -> None:
+    """Recompute everything derived from the stored results: the standings and the badge awards.
+
+    The mode lists, day lists, histories and streaks are read from `results` directly, so they need no
+    rebuild; the awards are replayed game by game in the order the games ended.
+    """
+    await rebuild_standings(session)
+    await rebuild_awards(session)

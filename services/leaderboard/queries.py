@@ -8,17 +8,12 @@ from datetime import datetime
 from sqlalchemy import distinct, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from libs.platform.http_errors import shown
-from libs.platform.rpc import CommandRefused
 from libs.rules import registry
+from services.leaderboard.home import UnknownGame
 from services.leaderboard.models import Result, Standing
 
-
-class UnknownGame(CommandRefused):
-    """No game of this name is known to the platform."""
-
-    def __init__(self, game: str) -> None:
-        super().__init__(404, f"Ein Spiel „{shown(game)}“ gibt es hier nicht.", "unknown_game")
+__all__ = ["PlayerResult", "RankedEntry", "UnknownGame", "VariantSummary", "ensure_known_game", "list_variants",
+           "player_results", "ranked_list"]
 
 
 @dataclass(frozen=True)

@@ -42,10 +42,11 @@ async def consume_game_events(runtime: Runtime) -> None:
             log.error("game_ended_malformed", game_id=event.game_id, n=event.n, problem=str(error))
             return
         async with sessions() as session, session.begin():
-            is_new = await project_finished_game(session, finished)
-        if is_new:
+            awards = await project_finished_game(session, finished)
+        if awards is not None:
             EVENTS_PROCESSED.labels(finished.game).inc()
-            log.info("game_projected", game_id=finished.game_id, humans=len(finished.results))
+            log.info("game_projected", game_id=finished.game_id, humans=len(finished.results),
+                     badges=[f"{award.player_id}:{award.badge}" for award in awards])
         else:
             DUPLICATES_SKIPPED.inc()
             log.info("game_already_projected", game_id=finished.game_id)
