@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter, FastAPI
 
+from libs.platform.clock import Clock as PlatformClock
 from libs.platform.service import Runtime, Startup, Worker, create_service_app
 from libs.platform.settings import Settings, get_settings
 from services.table.commands import serve_commands
@@ -18,7 +19,7 @@ from services.table.timers import Clock, watch_deadlines
 
 
 def create_app(settings: Settings | None = None, seeds: SeedSource | None = None,
-               clock: Clock | None = None) -> FastAPI:
+               clock: PlatformClock | None = None) -> FastAPI:
     """Build the table service with the roles TABLE_ROLES names (all by default); tests may replace the edges
     `seeds` and `clock` by subclasses.
 

@@ -1,4 +1,4 @@
-"""The table's NATS command endpoints (queue group "table"): start a game, make a move, read a view."""
+"""The table's NATS command endpoints (queue group "table"): start a game, make a move, read a view, leave."""
 
 from __future__ import annotations
 
@@ -6,11 +6,15 @@ from typing import Any
 
 import msgspec
 
+from libs.platform.clock import clock_of
 from libs.platform.contracts.commands import (
+    LEAVE_GAME,
     MAKE_MOVE,
     PLAY_MOVE,
     START_GAME,
     VIEW_GAME,
+    LeaveGame,
+    LeftReply,
     MakeMove,
     MoveMadeReply,
     StartedReply,
@@ -44,7 +48,10 @@ async def serve_commands(runtime: Runtime) -> None:
         return await move(msgspec.structs.replace(command, chosen_by="player"), human=True)
 
     async def view(query: ViewGame) -> dict[str, Any]:
-        return game_view(await games.load(query.game_id), query.seat)
+        return game_view(await games.load(query.game_id), query.seat, clock_of(runtime))
+
+    async def leave(command: LeaveGame) -> LeftReply:
+        return await leave_game(games, command)
 
     # Subscribed before the service reports ready (a startup step, not a worker), so no request that
     # arrives after /readyz answers 200 finds nobody listening; draining the connection ends them.
@@ -52,6 +59,33 @@ async def serve_commands(runtime: Runtime) -> None:
     await answer(runtime.nc, MAKE_MOVE, move)
     await answer(runtime.nc, PLAY_MOVE, play)
     await answer(runtime.nc, VIEW_GAME, view)
+    await answer(runtime.nc, LEAVE_GAME, leave)
+
+
+ALREADY = frozenset({"game_over", "already_left"})
+"""`Games.leave`'s refusals that mean the player is out already: the lobby's retry gets `already`, no error."""
+
+
+async def leave_game(games: Games, command: LeaveGame) -> LeftReply:
+    """Let the human `player_id` leave the game (the lobby giving up a player's unfinished solo game).
+
+    404 `not_seated` when no human seat of the game is theirs. A game already over, or a seat already
+    left, answers `already=True`, so the lobby may retry safely; otherwise PlayerLeft is in the log first
+    and the computer plays on for the seat.
+    """
+    record = await games.load(command.game_id)
+    seat = record.seat_of(command.player_id)
+    if seat is None or seat.is_bot:
+        raise CommandRefused(404, "Du sitzt nicht an dieser Partie.", "not_seated")
+    if record.ended is not None or record.is_over or seat.index in record.left:
+        return LeftReply(game_id=record.game_id, n=record.n, already=True)
+    try:
+        record = await games.leave(command.game_id, seat.index, command.player_id)
+    except CommandRefused as refusal:
+        if refusal.code not in ALREADY:
+            raise
+        return LeftReply(game_id=command.game_id, n=(await games.load(command.game_id)).n, already=True)
+    return LeftReply(game_id=record.game_id, n=record.n)
 
 
 def _is_computer(actor: str) -> bool:

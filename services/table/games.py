@@ -9,6 +9,8 @@ import uuid
 from collections import OrderedDict
 from typing import Any
 
+import msgspec
+
 from libs.platform import table_options as options
 from libs.platform.contracts.commands import StartGame, StartSeat
 from libs.platform.contracts.events import (
@@ -29,6 +31,7 @@ from libs.rules.engine import Step, audience_of
 from libs.rules.registry import UnknownRules
 from services.table import metrics
 from services.table.event_store import AppendConflict, GameLog, StoredEvent
+from services.table.modes import checked_mode, ended_fields
 from services.table.records import CorruptLog, GameRecord, begin, replay
 from services.table.seeds import SeedSource, commitment
 
@@ -132,7 +135,9 @@ class Games:
         except ConfigError as error:
             raise CommandRefused(422, error.reason, error.code) from error
         platform = _validate_platform(command.platform)
-        seed = self._seeds.draw()
+        chosen = checked_mode(module.spec.home, module.spec.name, command)
+        # A daily game plays the day's seed (the lobby's, everyone's that day); every other game a fresh one.
+        seed = chosen.seed if chosen.seed is not None else self._seeds.draw()
         event = new_event(
             game_id=game_id, n=1, type=EventType.GAME_STARTED, actor="system", rules=module.rules_id,
             prev="0" * 64,
@@ -141,6 +146,9 @@ class Games:
                 table_id=command.table_id,
                 # Sealed for nobody: every copy of the log carries only its digest until GameEnded reveals it.
                 seed=seal(seed.hex(), (), salt_for(seed, game_id, 1, 0)), seed_commitment=commitment(seed),
+                # Only when given, so games outside the modes keep their exact shape (and hashes).
+                mode=chosen.mode if chosen.mode is not None else msgspec.UNSET,
+                seed_reveal_at=chosen.seed_reveal_at if chosen.seed_reveal_at is not None else msgspec.UNSET,
             ).to_data(),
         )
         async with self._lock(game_id):
@@ -216,7 +224,9 @@ class Games:
         raise CommandRefused(409, "Die Partie ist gerade sehr umkämpft; bitte erneut versuchen.", "busy")
 
     async def finish(self, game_id: str) -> GameRecord:
-        """Append GameEnded (outcome and revealed seed) if the game is over and not yet ended."""
+        """Append GameEnded if the game is over and not yet ended: the outcome, the revealed seed (a daily
+        game's stays hidden: "" and when it shows), and for a solo mode's game its list keys; the badges the
+        game earned when the game has any (`modes.ended_fields`)."""
         async with self._lock(game_id):
             record = await self._refresh(game_id)
             while record.ended is None and record.is_over:
@@ -225,8 +235,9 @@ class Games:
                     game=record.module.game, variant=record.variant, rules=record.module.rules_id,
                     table_id=record.table_id,
                     seats=[EndedSeat(**seat.to_json()) for seat in record.seats],
-                    outcome=Outcome.from_data(outcome.to_json()), seed=record.seed.hex(),
+                    outcome=Outcome.from_data(outcome.to_json()),
                     left=sorted(record.left), left_with_other_humans=sorted(record.left_with_others),
+                    **ended_fields(record, outcome),
                 ).to_data()
                 after = await self._append_next(record, EventType.GAME_ENDED, "system", data)
                 if after is None:

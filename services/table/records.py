@@ -10,7 +10,8 @@ from typing import Any, NamedTuple
 
 import msgspec
 
-from libs.platform.contracts.events import PlatformSettings
+from libs.platform.contracts.base import ContractError
+from libs.platform.contracts.events import GameMode, PlatformSettings
 from libs.platform.envelope import GENESIS, Event, EventType
 from libs.platform.private import opened
 from libs.rules import RuleModule, registry
@@ -116,6 +117,10 @@ class GameRecord:
     """The game's seed (opened from its seal in GameStarted), hex."""
     seed_commitment: Any
     table_id: str | None = None
+    mode: GameMode | None = None
+    """The solo mode from GameStarted (None: a game outside the solo modes)."""
+    seed_reveal_at: str | None = None
+    """A daily game's: when its seed (the day's, everyone's) may be shown (ISO, UTC); None for other games."""
     ended: Ended | None = None
     """Set once GameEnded is folded."""
     effects_json: bytes = _NO_EFFECTS
@@ -260,7 +265,20 @@ def begin(stored: StoredEvent) -> GameRecord:
                       last_seq=stored.seq, n=1, last_hash=event.hash, settings=settings,
                       platform=PlatformSettings.from_data(data.get("platform") or {}), seed_hex=seed,
                       seed_commitment=data.get("seed_commitment"), table_id=data.get("table_id"),
+                      mode=_mode_of(data.get("mode")), seed_reveal_at=_shared(data.get("seed_reveal_at")),
                       clocks=_clocks_after(position, event))
+
+
+def _mode_of(data: Any) -> GameMode | None:
+    """Return GameStarted's mode (None when absent), its words interned: every game of a mode and day
+    repeats them."""
+    if data is None:
+        return None
+    try:
+        mode = GameMode.from_data(data)
+    except ContractError as error:
+        raise CorruptLog(f"GameStarted names an unreadable mode ({error})") from error
+    return msgspec.structs.replace(mode, key=_shared(mode.key), day=_shared(mode.day))
 
 
 def replay(events: list[StoredEvent]) -> GameRecord:

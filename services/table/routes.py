@@ -14,6 +14,7 @@ from nats.js.api import ConsumerConfig, DeliverPolicy
 from pydantic import BaseModel, Field
 
 from libs.platform.auth import Identity
+from libs.platform.clock import clock_of
 from libs.platform.contracts.commands import ADVISE, AdviseRequest
 from libs.platform.contracts.subjects import game_subject
 from libs.platform.envelope import ChainBroken, Event, EventType, verify_chain
@@ -64,7 +65,7 @@ def _playing_seat(record: GameRecord, player: Identity) -> int:
 @router.get("/{game_id}")
 async def read_game(game_id: str, runtime: RuntimeDep) -> JsonBody:
     """The game as a spectator sees it (no seat's hidden data)."""
-    return JsonBody(game_view(await _games(runtime).load(game_id), None))
+    return JsonBody(game_view(await _games(runtime).load(game_id), None, clock_of(runtime)))
 
 
 @router.get("/{game_id}/view")
@@ -84,7 +85,7 @@ async def make_move(game_id: str, body: MoveRequest, player: CurrentPlayer, runt
 async def seat_view(runtime: Runtime, game_id: str, player: Identity) -> JsonBody:
     """The game as `player`'s seat sees it (403 if they have no seat, 404 if there is no such game)."""
     record = await _games(runtime).load(game_id)
-    return JsonBody(game_view(record, _seat_of(record, player)))
+    return JsonBody(game_view(record, _seat_of(record, player), clock_of(runtime)))
 
 
 async def seat_move(runtime: Runtime, game_id: str, player: Identity, move: dict[str, Any],
@@ -94,7 +95,7 @@ async def seat_move(runtime: Runtime, game_id: str, player: Identity, move: dict
     seat = _seat_of(await games.seated(game_id), player)
     record = await games.move(game_id, seat, move, actor=player.player_id, chosen_by="player",
                               expected_n=expected_n)
-    return JsonBody(game_view(record, seat))
+    return JsonBody(game_view(record, seat, clock_of(runtime)))
 
 
 @router.post("/{game_id}/leave")
@@ -103,7 +104,7 @@ async def leave_game(game_id: str, player: CurrentPlayer, runtime: RuntimeDep) -
     games = _games(runtime)
     seat = _seat_of(await games.load(game_id), player)
     record = await games.leave(game_id, seat, player.player_id)
-    return game_view(record, seat)
+    return game_view(record, seat, clock_of(runtime))
 
 
 @router.post("/{game_id}/preview")
@@ -206,7 +207,7 @@ async def _stream(runtime: Runtime, games: Games, record: GameRecord, viewer: in
     )
     metrics.LIVE_STREAMS.inc()
     try:
-        yield _sse("update", game_view(record, viewer), record.n)
+        yield _sse("update", game_view(record, viewer, clock_of(runtime)), record.n)
         while record.ended is None:
             try:
                 msg = await asyncio.wait_for(queue.get(), timeout=15.0)
@@ -221,7 +222,7 @@ async def _stream(runtime: Runtime, games: Games, record: GameRecord, viewer: in
             latest = await games.at_event(Event.decode(msg.data), int(msg.metadata.sequence.stream))
             if latest.n > record.n:
                 record = latest
-                yield _sse("update", game_view(record, viewer), record.n)
+                yield _sse("update", game_view(record, viewer, clock_of(runtime)), record.n)
     finally:
         metrics.LIVE_STREAMS.dec()
         try:

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+from libs.platform.clock import Clock as PlatformClock
+from libs.platform.clock import clock_of
 from libs.platform.consumers import decoding, run_pull_consumer
 from libs.platform.contracts.commands import DECIDE, DecideRequest
 from libs.platform.contracts.messages import TimerDeadline
@@ -31,8 +33,12 @@ from services.table.records import GameRecord
 TIMEOUT_LEVEL = "normal"
 
 
-class Clock:
-    """The wall clock (the edge a test may shift by subclassing, or by CLOCK_LAG_SECONDS in a test process)."""
+class Clock(PlatformClock):
+    """The wall clock (the edge a test may shift by subclassing, or by CLOCK_LAG_SECONDS in a test process).
+
+    It is the platform's clock port (`libs.platform.clock`), so `clock_of(runtime)` reads it and a test may
+    hand the table any platform clock (e.g. tests/clocks.py's ShiftedClock).
+    """
 
     def __init__(self, lag_seconds: float = 0.0) -> None:
         self._lag = timedelta(seconds=lag_seconds)
@@ -54,7 +60,7 @@ async def start_clocks(runtime: Runtime, record: GameRecord) -> None:
     think_time = record.platform.think_time  # None: "ohne", no clock
     if think_time is None or record.ended is not None:
         return
-    clock: Clock = runtime.extras["clock"]
+    clock = clock_of(runtime)
     real_now = datetime.now(UTC)
     behind = clock.now() - real_now  # the table's clock may run behind the log's (tests shift it)
     for seat, started in enumerate(record.clocks):

@@ -5,18 +5,23 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
+from libs.platform.clock import Clock
 from libs.platform.envelope import Event, EventType
 from libs.platform.private import is_sealed, reveal_for
 from libs.platform.table_options import GRACE_SECONDS
 from libs.rules.engine import visible_effects
+from services.table.modes import is_revealed, mode_view
 from services.table.records import GameRecord
 
 
-def game_view(record: GameRecord, viewer: int | None) -> dict[str, Any]:
+def game_view(record: GameRecord, viewer: int | None, clock: Clock | None = None) -> dict[str, Any]:
     """Return the game as seat `viewer` (None: a spectator) sees it, with its legal moves when it may act.
 
     `to_move` lists the seats that must decide (their clocks run), `may_act` those that may act without
     having to (answer an offer, send a signal); `can_undo` says whether "Zurück" would take a step back.
+    A solo mode's game adds `mode` (`modes.mode_view`). A daily game adds `seed_reveal_at` and shows its
+    seed (the day's, everyone's) only once it has ended and `clock` says the reveal time has come; without
+    a clock it never does. Other games show their seed once they have ended.
     """
     engine, position = record.engine, record.position
     is_running = record.is_running
@@ -42,9 +47,16 @@ def game_view(record: GameRecord, viewer: int | None) -> dict[str, Any]:
         "clocks": clocks(record) if is_running else [],
         "seed_commitment": record.seed_commitment,
     }
+    if record.mode is not None:
+        body["mode"] = mode_view(record)
+    if record.seed_reveal_at is not None:
+        body["seed_reveal_at"] = record.seed_reveal_at
     if record.ended is not None:
         body["outcome"] = record.ended.outcome
-        body["seed"] = record.ended.seed
+        if record.seed_reveal_at is None:
+            body["seed"] = record.ended.seed
+        elif is_revealed(record, clock):
+            body["seed"] = record.seed_hex  # GameEnded holds "" for a daily game: its seed is in GameStarted
     return body
 
 
@@ -72,7 +84,8 @@ def public_event(event: Event, viewer: int | None, is_game_ended: bool) -> dict[
 
     Other seats' private parts (a hidden move, a drawn card) are shown only as their salted digest, during
     the game and after it; the hash chain verifies on this copy all the same. The seed is hidden until
-    the game has ended (then anyone can recompute every shuffle).
+    the game has ended (then anyone can recompute every shuffle). A daily game's seed never shows here:
+    GameStarted carries it sealed for nobody, GameEnded carries "" (the view shows it after the day).
     """
     body = event.to_json()
     data = reveal_for(body["data"], viewer)
