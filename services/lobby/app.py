@@ -1,4 +1,5 @@
-"""The lobby's app: players, tables, and the workers that follow games and publish facts."""
+"""The lobby's app: players, tables, a player's home (solo modes, daily seeds, campaigns, chat), and the workers
+that follow games, publish facts and make the daily seeds."""
 
 from __future__ import annotations
 
@@ -7,20 +8,27 @@ from fastapi import FastAPI
 from libs.platform.clock import Clock, installing
 from libs.platform.service import create_service_app
 from libs.platform.settings import Settings
+from services.lobby.chat import ChatSettings, installing_chat
+from services.lobby.daily import publish_daily_seeds
+from services.lobby.daily_seed_source import DailySeedSource, installing_seed_source
 from services.lobby.database import open_sessions
 from services.lobby.limits import make_limits
-from services.lobby.routers import games, players, tables
+from services.lobby.routers import chat, games, home, players, tables
 from services.lobby.workers import publish_pending_registrations, sweep_rematches, track_game_ends
 
 
-def create_app(settings: Settings | None = None, clock: Clock | None = None) -> FastAPI:
-    """Build the lobby service; tests may replace the edge `clock` by a subclass."""
+def create_app(settings: Settings | None = None, clock: Clock | None = None, seeds: DailySeedSource | None = None,
+               chat_settings: ChatSettings | None = None) -> FastAPI:
+    """Build the lobby service; tests may replace the edges `clock` and `seeds` by subclasses, and give the chat
+    settings (else read from the environment: CHAT_MESSAGES_PER_10S)."""
 
     return create_service_app(
         "lobby",
-        routers=[players.router, tables.router, games.router],
-        workers=[track_game_ends, publish_pending_registrations, sweep_rematches],
-        on_startup=[open_sessions, installing(clock), make_limits],
+        # home before games: its /games/{game}/modes must not be taken for a game's name
+        routers=[players.router, tables.router, home.router, chat.router, games.router],
+        workers=[track_game_ends, publish_pending_registrations, sweep_rematches, publish_daily_seeds],
+        on_startup=[open_sessions, installing(clock), make_limits, installing_seed_source(seeds),
+                    installing_chat(chat_settings)],
         uses_database=True,
         settings=settings,
     )

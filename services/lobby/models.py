@@ -1,12 +1,14 @@
-"""The lobby's PostgreSQL tables (schema `lobby`): players, game tables and their seats, failed logins."""
+"""The lobby's PostgreSQL tables (schema `lobby`): players, game tables and their seats, failed logins, and a
+player's home: daily seeds, daily attempts, campaign progress, who played which game, and table chat."""
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any
 
 from sqlalchemy import (
     Boolean,
+    Date,
     DateTime,
     ForeignKey,
     Index,
@@ -79,6 +81,18 @@ class GameTable(Base):
     finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     # While the humans of the last game are asked back ("Nochmal"): until when their seats are held.
     rematch_until: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    # A solo mode table (services/lobby/modes.py): the mode of its current game (None: no mode), the Berlin
+    # day and the player's attempt of a daily game, the stage of a campaign game.
+    mode: Mapped[str | None] = mapped_column(String(40))
+    mode_day: Mapped[date | None] = mapped_column(Date)
+    mode_attempt: Mapped[int | None] = mapped_column(Integer)
+    mode_stage: Mapped[int | None] = mapped_column(Integer)
+
+    __table_args__ = (
+        # "Weiterspielen" and the one-unfinished-game-per-mode rule read a player's running solo games.
+        Index("tables_running_solo", "host_id", "game", "mode",
+              postgresql_where=text("is_solo AND status = 'playing'")),
+    )
 
 
 class Seat(Base):
@@ -116,3 +130,73 @@ class LoginAttempt(Base):
         Index("login_failures_account", "account_key", "failed_at"),
         Index("login_failures_failed_at", "failed_at"),
     )
+
+
+class DailySeed(Base):
+    """The seed of one daily mode on one Berlin day, and its commitment sha256(seed), published in advance."""
+
+    __tablename__ = "daily_seeds"
+
+    game: Mapped[str] = mapped_column(String(40), primary_key=True)
+    mode: Mapped[str] = mapped_column(String(40), primary_key=True)
+    day: Mapped[date] = mapped_column(Date, primary_key=True)
+    seed: Mapped[str] = mapped_column(String(64))  # hex
+    commitment: Mapped[str] = mapped_column(String(64))  # hex of sha256(seed bytes)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+
+
+class DailyAttempt(Base):
+    """A player's how-many-th game of a daily mode on a day; only attempt 1 counts, later ones are practice."""
+
+    __tablename__ = "daily_attempts"
+
+    player_id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    game: Mapped[str] = mapped_column(String(40), primary_key=True)
+    mode: Mapped[str] = mapped_column(String(40), primary_key=True)
+    day: Mapped[date] = mapped_column(Date, primary_key=True)
+    attempt: Mapped[int] = mapped_column(Integer, primary_key=True)
+    game_id: Mapped[str] = mapped_column(String(32), unique=True)
+    started_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+
+
+class CampaignWin(Base):
+    """A campaign stage a player has won (place 1); stage k+1 is open once stage k is here."""
+
+    __tablename__ = "campaign_progress"
+
+    player_id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    game: Mapped[str] = mapped_column(String(40), primary_key=True)
+    mode: Mapped[str] = mapped_column(String(40), primary_key=True)
+    stage: Mapped[int] = mapped_column(Integer, primary_key=True)
+    game_id: Mapped[str] = mapped_column(String(32))
+    won_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+
+
+class GamePlayer(Base):
+    """A human seated in a game when the lobby started it: who may read and write the game's chat, and as whom."""
+
+    __tablename__ = "game_players"
+
+    game_id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
+    player_id: Mapped[str] = mapped_column(String(32))
+    name: Mapped[str] = mapped_column(String(40))
+    table_id: Mapped[str] = mapped_column(String(32))
+
+    __table_args__ = (UniqueConstraint("game_id", "player_id", name="game_players_one_seat"),)
+
+
+class ChatMessage(Base):
+    """A table chat message, kept with its game; `seq` counts a game's messages from 1."""
+
+    __tablename__ = "chat_messages"
+
+    game_id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    seq: Mapped[int] = mapped_column(Integer, primary_key=True)
+    seat: Mapped[int] = mapped_column(Integer)
+    player_id: Mapped[str] = mapped_column(String(32))
+    name: Mapped[str] = mapped_column(String(40))
+    text: Mapped[str] = mapped_column(String(300))
+    posted_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+    __table_args__ = (Index("chat_messages_by_author", "game_id", "player_id", "posted_at"),)

@@ -55,3 +55,23 @@ class OpenTableBody(BaseModel):
     player_count: int = 4
     bot_level: str = "normal"
     fill_with_bots: bool = True
+
+
+class ModeSoloBody(BaseModel):
+    """`POST /solo`: a game in one of the game's solo modes (daily, campaign, free), started at once."""
+
+    model_config = ConfigDict(extra="forbid")
+    game: str = Field(max_length=200)
+    mode: str = Field(max_length=200)
+    settings: dict[str, Any] = Field(default_factory=dict)
+    opponents: int | None = None
+    bot_level: str | None = Field(default=None, max_length=200)
+    stage: int | None = None
+    give_up_unfinished: bool = False
+
+
+class ChatBody(BaseModel):
+    """`POST /games/{game_id}/chat`: only the text; who writes comes from the token and the seat record."""
+
+    model_config = ConfigDict(extra="forbid")
+    text: str = Field(max_length=2000)

@@ -10,19 +10,23 @@ from typing import Any
 
 import nats.errors
 from sqlalchemy import exists, func, select, update
+from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from libs.platform.auth import Identity
 from libs.platform.clock import clock_of
 from libs.platform.contracts.commands import START_GAME, StartedReply, StartGame, StartSeat
-from libs.platform.contracts.events import PlatformSettings
+from libs.platform.contracts.events import GameMode, PlatformSettings
 from libs.platform.logging import get_logger
 from libs.platform.rpc import CommandRefused, call
 from libs.platform.service import Runtime
+from libs.rules import registry
+from libs.rules.home import Home, SoloMode
+from libs.rules.registry import UnknownRules
 from services.lobby.database import sessions_of
 from services.lobby.errors import conflict, invalid, table_not_found
-from services.lobby.models import GameTable, Seat
+from services.lobby.models import GamePlayer, GameTable, Seat
 from services.lobby.stakes import hold_stake, holds_undone_on_failure, pays_stake, release_stake, stale_after
 from services.lobby.table_settings import (
     TableSettings,
@@ -364,6 +368,7 @@ def describe(table: GameTable, seats: Sequence[Seat]) -> dict[str, Any]:
         "rematch_until": table.rematch_until.isoformat() if table.rematch_until and table.status == REMATCH
         else None,
         "created_at": table.created_at.isoformat() if table.created_at else None,
+        "mode": mode_json(table),
     }
 
 
@@ -433,11 +438,14 @@ async def _settle_rematch(runtime: Runtime, session: AsyncSession, table: GameTa
     return remaining
 
 
-async def _start(runtime: Runtime, session: AsyncSession, table: GameTable, seats: list[Seat]) -> None:
+async def _start(runtime: Runtime, session: AsyncSession, table: GameTable, seats: list[Seat], *,
+                 seed: str | None = None, seed_reveal_at: str | None = None) -> None:
     """Ask the table service to start the game, inside the caller's transaction and row lock.
 
     Holding the lock while the table answers keeps joins and a second start out; if the table refuses or
-    does not answer, the transaction rolls back and the table stays as it was.
+    does not answer, the transaction rolls back and the table stays as it was. A solo mode table starts its
+    game in its mode (`table.mode` and the mode columns); a daily game also gets the day's `seed` and when it
+    may be revealed. The humans seated are recorded per game (`game_players`: who may use the game's chat).
     """
     # The id follows from the table and its previous game, so a start retried after a lost reply names
     # the same game: the table service then answers "game_exists" and nothing is started twice.
@@ -446,7 +454,8 @@ async def _start(runtime: Runtime, session: AsyncSession, table: GameTable, seat
         game_id=game_id, table_id=table.table_id, game=table.game, settings=table.settings,
         seats=[StartSeat(**_seat_payload(seat)) for seat in seats],
         platform=PlatformSettings(tempo=table.tempo, think_time=table.think_time, turbo=table.turbo,
-                                  stake=table.stake))
+                                  stake=table.stake),
+        mode=game_mode_of(table), seed=seed, seed_reveal_at=seed_reveal_at)
     log = get_logger(table_id=table.table_id, game_id=game_id)
     try:
         result = await call(runtime.nc, START_GAME, command)
@@ -465,7 +474,39 @@ async def _start(runtime: Runtime, session: AsyncSession, table: GameTable, seat
     table.game_id = result.game_id or game_id
     table.rules = result.rules or None
     table.started_at = datetime.now(UTC)
+    humans = [{"game_id": table.game_id, "seat": seat.seat, "player_id": seat.player_id, "name": seat.name,
+               "table_id": table.table_id} for seat in seats if seat.kind == "human" and seat.player_id]
+    if humans:
+        await session.execute(pg_insert(GamePlayer).values(humans).on_conflict_do_nothing())
     log.info("game_started", seats=len(seats))
+
+
+def game_mode_of(table: GameTable) -> GameMode | None:
+    """The solo mode the table's current game is played in, as the table service receives it (None: no mode)."""
+    if table.mode is None:
+        return None
+    return GameMode(key=table.mode, day=table.mode_day.isoformat() if table.mode_day else None,
+                    attempt=table.mode_attempt, stage=table.mode_stage)
+
+
+def mode_json(table: GameTable) -> dict[str, Any] | None:
+    """The table's solo mode as the API shows it (None: no mode): key, title, day, attempt, practice, stage."""
+    mode = game_mode_of(table)
+    if mode is None:
+        return None
+    declared = _declared_mode(table.game, mode.key)
+    stage = declared.stage(mode.stage) if declared is not None and mode.stage is not None else None
+    return {"key": mode.key, "title": declared.title if declared is not None else mode.key,
+            "day": mode.day, "attempt": mode.attempt, "practice": mode.is_practice, "stage": mode.stage,
+            "stage_title": stage.title if stage is not None else None}
+
+
+def _declared_mode(game: str, key: str) -> SoloMode | None:
+    try:
+        home: Home = registry.latest(game).spec.home
+    except UnknownRules:
+        return None
+    return home.mode(key)
 
 
 async def _locked_table(session: AsyncSession, table_id: str) -> GameTable:

@@ -1,4 +1,5 @@
-"""The lobby's background workers: following game ends, freeing rematch seats, re-publishing registrations."""
+"""The lobby's background workers: following game ends (tables finished, campaign stages won), freeing rematch
+seats, re-publishing registrations. The daily seeds' worker is services/lobby/daily.publish_daily_seeds."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from libs.platform.service import Runtime
 from services.lobby.database import sessions_of
 from services.lobby.facts import publish_registration
 from services.lobby.models import Player
+from services.lobby.modes import record_campaign_win
 from services.lobby.tables import (
     close_stale_stake_tables,
     finish_game,
@@ -59,7 +61,10 @@ async def record_game_end(runtime: Runtime, raw: bytes) -> None:
     if not ended.table_id or not event.game_id:
         return
     changed = await finish_game(runtime, ended.table_id, event.game_id)
-    get_logger(table_id=ended.table_id, game_id=event.game_id).info("game_ended", table_marked_finished=changed)
+    # A campaign's stage won: recorded whatever the table's state (a given-up game is finished already).
+    stages_won = await record_campaign_win(runtime, ended, event.game_id)
+    get_logger(table_id=ended.table_id, game_id=event.game_id).info(
+        "game_ended", table_marked_finished=changed, stages_won=stages_won)
 
 
 async def sweep_rematches(runtime: Runtime) -> None:

@@ -22,12 +22,13 @@ from nats.aio.client import Client as NatsClient
 
 from libs.devservers import NatsServer
 from libs.devservers.nats_server import create_platform_streams
-from libs.platform.contracts.commands import StartedReply, StartGame
+from libs.platform.contracts.commands import LeaveGame, LeftReply, StartedReply, StartGame
 from libs.platform.contracts.events import EndedSeat, GameEnded, GameSeat, GameStarted, Outcome, PlatformSettings
 from libs.platform.contracts.subjects import (
     GAME_FACTS_STREAM,
     LEDGER_GAMES_DURABLE,
     LOBBY_GAME_ENDS_DURABLE,
+    TABLE_LEAVE,
     TABLE_START,
 )
 from libs.platform.envelope import GENESIS, EventType, new_event
@@ -55,11 +56,19 @@ class Lobby:
 @dataclass
 class TableStandIn:
     """Answers `table.cmd.start` as the table service would (writing `GameStarted` to the game's log and its
-    copy to GAME_FACTS), and remembers what it was asked."""
+    copy to GAME_FACTS), and `table.cmd.leave` (a player gives up a running game), and remembers what it was
+    asked: every start's payload in `requests` (with `mode`, `seed`, `seed_reveal_at`), every leave in `leaves`."""
 
     nc: NatsClient
     requests: list[dict[str, Any]] = field(default_factory=list)
     refusal: CommandRefused | None = None
+    leaves: list[dict[str, Any]] = field(default_factory=list)
+
+    async def handle_leave(self, payload: dict[str, Any]) -> dict[str, Any]:
+        command = LeaveGame.from_data(payload)
+        already = any(left == payload for left in self.leaves)
+        self.leaves.append(payload)
+        return LeftReply(game_id=command.game_id, n=2, already=already).to_data()
 
     async def handle(self, payload: dict[str, Any]) -> dict[str, Any]:
         self.requests.append(payload)
@@ -131,9 +140,11 @@ async def table_service(lobby_nc: NatsClient) -> AsyncIterator[TableStandIn]:
     """A stand-in for the table service's `table.cmd.start`, for the duration of one test."""
     stand_in = TableStandIn(nc=lobby_nc)
     subscription = await serve(lobby_nc, TABLE_START, "table", stand_in.handle)
+    leaving = await serve(lobby_nc, TABLE_LEAVE, "table", stand_in.handle_leave)
     await lobby_nc.flush()
     yield stand_in
     await subscription.unsubscribe()
+    await leaving.unsubscribe()
 
 
 def unique_name(prefix: str = "Spieler") -> str:

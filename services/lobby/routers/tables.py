@@ -8,7 +8,7 @@ from fastapi import APIRouter
 
 from libs.platform.http_errors import refusals
 from libs.platform.service import CurrentPlayer, RuntimeDep
-from services.lobby import tables
+from services.lobby import modes, tables
 from services.lobby.schemas import OpenTableBody, SoloBody
 
 router = APIRouter(prefix="/tables", tags=["tables"], responses=refusals(403, 404, 409, 429, 503))
@@ -58,6 +58,14 @@ async def start_table(table_id: str, player: CurrentPlayer, runtime: RuntimeDep)
 
 
 @router.post("/{table_id}/rematch")
-async def rematch_table(table_id: str, player: CurrentPlayer, runtime: RuntimeDep) -> dict[str, Any]:
-    """"Nochmal" after the game: solo starts the next game at once; with others, your seat is yours again."""
+async def rematch_table(table_id: str, player: CurrentPlayer, runtime: RuntimeDep,
+                        next_stage: bool = False) -> dict[str, Any]:
+    """"Nochmal" after the game: solo starts the next game at once; with others, your seat is yours again.
+
+    At a solo mode table the next game is in the same mode (daily: the next attempt; campaign: the same
+    stage, or the next one with `next_stage=true`).
+    """
+    in_mode = await modes.rematch_mode_table(runtime, player, table_id, next_stage)
+    if in_mode is not None:
+        return in_mode
     return await tables.rematch_table(runtime, player, table_id)
