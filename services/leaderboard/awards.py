@@ -12,14 +12,15 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from itertools import groupby
 
-from sqlalchemy import delete, select
+from sqlalchemy import delete, func, select
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from libs.platform.envelope import EventType
 from libs.platform.logging import get_logger
 from libs.rules.home import Badge, Home
 from services.leaderboard.home import home_of
-from services.leaderboard.models import BadgeAward, Result
+from services.leaderboard.models import BadgeAward, ProcessedEvent, Result
 from services.leaderboard.streaks import days_played, run_through
 
 
@@ -67,32 +68,40 @@ def _game_badges(home: Home | None, earning: Earning, seat: SeatEarning) -> list
     return badges
 
 
+DaysPlayed = dict[tuple[str, str, str], set[date]]
+"""(player_id, game, mode) -> the days of that daily mode the player finished a game on (the rebuild's memory)."""
+
+
 async def _streak_badges(session: AsyncSession, home: Home | None, earning: Earning, seat: SeatEarning,
-                         up_to: tuple[datetime, str] | None) -> list[Badge]:
+                         played: DaysPlayed | None) -> list[Badge]:
     """Return the streak badges of this game's daily mode whose days the player's run through its day reaches."""
     if home is None or earning.mode is None or earning.day is None:
         return []
     candidates = [badge for badge in home.badges if badge.streak is not None and badge.streak.mode == earning.mode]
     if not candidates:
         return []
-    run = run_through(await days_played(session, seat.player_id, earning.game, earning.mode, up_to), earning.day)
+    if played is None:
+        days: set[date] = set(await days_played(session, seat.player_id, earning.game, earning.mode))
+    else:
+        days = played.setdefault((seat.player_id, earning.game, earning.mode), set())
+        days.add(earning.day)
+    run = run_through(days, earning.day)
     return [badge for badge in candidates if badge.streak is not None and run >= badge.streak.days]
 
 
-async def award_badges(session: AsyncSession, earning: Earning,
-                       up_to: tuple[datetime, str] | None = None) -> list[Award]:
+async def award_badges(session: AsyncSession, earning: Earning, played: DaysPlayed | None = None) -> list[Award]:
     """Award the game's badges inside the session's transaction (after its results are stored).
 
     Returns the awards made now; a badge the player holds already stays with the game that earned it first.
-    A seat that left the game (the computer finished it) earns nothing. `up_to` limits the streak's days to
-    games that ended no later than (ended_at, game_id) (the rebuild's replay).
+    A seat that left the game (the computer finished it) earns nothing. A streak counts the days stored in
+    `results` (this game's included), or, in the rebuild's replay, the days `played` has seen so far.
     """
     home = home_of(earning.game)
     awards: list[Award] = []
     for seat in earning.seats:
         if seat.has_left:
             continue
-        badges = _game_badges(home, earning, seat) + await _streak_badges(session, home, earning, seat, up_to)
+        badges = _game_badges(home, earning, seat) + await _streak_badges(session, home, earning, seat, played)
         for badge in badges:
             added = await session.execute(
                 insert(BadgeAward)
@@ -107,18 +116,22 @@ async def award_badges(session: AsyncSession, earning: Earning,
 
 
 async def rebuild_awards(session: AsyncSession) -> None:
-    """Recompute every badge award from the stored results, replaying the games in the order they ended.
+    """Recompute every badge award from the stored results, replaying the games in the order they were projected.
 
-    Gives the rows the projection wrote when the games were delivered in that order (as the table publishes
-    them); a game delivered late may have taken an award the replay gives to a later game of the run.
+    That order is the tracking rows' (`processed_events.processed_at`, then the games' ends), so the replay
+    gives the rows the projection wrote; each streak sees only the days of the games replayed so far.
     """
     await session.execute(delete(BadgeAward))
+    projected = (select(ProcessedEvent.game_id, func.min(ProcessedEvent.processed_at).label("at"))
+                 .where(ProcessedEvent.event_type == EventType.GAME_ENDED).group_by(ProcessedEvent.game_id).subquery())
     rows = (await session.scalars(
-        select(Result).order_by(Result.ended_at, Result.game_id, Result.seat))).all()
+        select(Result).outerjoin(projected, projected.c.game_id == Result.game_id)
+        .order_by(projected.c.at.asc().nulls_last(), Result.ended_at, Result.game_id, Result.seat))).all()
+    played: DaysPlayed = {}
     for _, group in groupby(rows, key=lambda row: row.game_id):
         seats = list(group)
         first = seats[0]
         earning = Earning(game_id=first.game_id, game=first.game, ended_at=first.ended_at, mode=first.mode,
                           day=first.day, seats=tuple(SeatEarning(player_id=row.player_id, has_left=row.has_left,
                                                                  badges=tuple(row.badges or ())) for row in seats))
-        await award_badges(session, earning, up_to=(first.ended_at, first.game_id))
+        await award_badges(session, earning, played)

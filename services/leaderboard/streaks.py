@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta
+from datetime import date, timedelta
 from itertools import pairwise
 
-from sqlalchemy import select, tuple_
+from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from services.leaderboard.models import Result
@@ -53,16 +53,12 @@ def summarize(days: Iterable[date], today: date) -> StreakSummary:
     return StreakSummary(current=current, longest=longest, last_day=last)
 
 
-async def days_played(session: AsyncSession, player_id: str, game: str, mode: str,
-                      up_to: tuple[datetime, str] | None = None) -> list[date]:
+async def days_played(session: AsyncSession, player_id: str, game: str, mode: str) -> list[date]:
     """Return the Berlin days on which the player finished a game of the daily `mode` without leaving it.
 
-    Practice games count. `up_to` = (ended_at, game_id) limits the results to games that ended no later
-    (the rebuild replays awards in that order).
+    Practice games count; a day is the game's `mode.day` (the day whose seed it played).
     """
     query = (select(Result.day).distinct()
              .where(Result.player_id == player_id, Result.game == game, Result.mode == mode,
                     Result.day.is_not(None), Result.has_left.is_(False)))
-    if up_to is not None:
-        query = query.where(tuple_(Result.ended_at, Result.game_id) <= tuple_(*up_to))
     return [day for day in await session.scalars(query) if day is not None]
