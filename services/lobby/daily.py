@@ -30,6 +30,7 @@ from services.lobby.daily_seed_source import seed_source_of
 from services.lobby.database import sessions_of
 from services.lobby.errors import invalid
 from services.lobby.models import DailySeed
+from services.lobby.table_settings import game_title
 
 SEED_WORKER_INTERVAL = 600.0
 """The seed worker's period: ten minutes, so tomorrow's commitment is out long before tomorrow begins."""
@@ -140,7 +141,7 @@ def daily_mode(game: str, mode: str) -> SoloMode:
         raise CommandRefused(404, f"Das Spiel „{shown(game)}“ gibt es hier nicht.", "unknown_game") from error
     found = module.spec.home.mode(mode)
     if found is None or not found.daily:
-        raise CommandRefused(404, f"Einen Tagesmodus „{shown(mode)}“ gibt es bei {module.spec.title} nicht.",
+        raise CommandRefused(404, f"Einen Tagesmodus „{shown(mode)}“ gibt es bei {game_title(module)} nicht.",
                              "unknown_mode")
     return found
 

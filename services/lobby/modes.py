@@ -41,7 +41,7 @@ from services.lobby import daily
 from services.lobby.database import sessions_of
 from services.lobby.errors import conflict, invalid
 from services.lobby.models import CampaignWin, DailyAttempt, GameTable, Seat
-from services.lobby.table_settings import PLATFORM_KEYS, TableSettings, rule_module, validate_settings
+from services.lobby.table_settings import PLATFORM_KEYS, TableSettings, game_title, rule_module, validate_settings
 from services.lobby.tables import FINISHED, OPEN, PLAYING, _bot_seat, _human_seat, _start, describe, mode_json
 
 
@@ -137,7 +137,7 @@ def mode_of(module: Any, key: str) -> SoloMode:
     """Return the solo mode `key` of a rule module's home, or 404 with a German reason."""
     mode: SoloMode | None = module.spec.home.mode(key)
     if mode is None:
-        raise CommandRefused(404, f"Einen Spielmodus „{shown(key)}“ gibt es bei {module.spec.title} nicht.",
+        raise CommandRefused(404, f"Einen Spielmodus „{shown(key)}“ gibt es bei {game_title(module)} nicht.",
                              "unknown_mode")
     return mode
 

@@ -68,6 +68,12 @@ def rule_module(game: str) -> Any:
         raise invalid(f"Das Spiel „{shown(game)}“ gibt es hier nicht.", "unknown_game") from error
 
 
+def game_title(module: Any) -> str:
+    """The game's name as players read it (the spec's title, else its key capitalised: "Speedmosaik")."""
+    title: str = module.spec.title or module.game.capitalize()
+    return title
+
+
 def check_bot_level(level: str) -> str:
     """Return `level` if computers can play at it, else refuse."""
     return _checked(options.bot_level, level)
