@@ -11,6 +11,7 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import httpx
+import msgspec
 from nats.aio.client import Client as NatsClient
 
 from libs.platform.contracts.events import EndedSeat, GameEnded, GameMode, Outcome
@@ -71,7 +72,7 @@ async def end_started_game(nc: NatsClient, started: dict[str, Any], places: Sequ
                         lines=[[] for _ in seats], leaderboard_points=[0] * count,
                         summary={"key": "ende", "params": {}, "text": "Ende."}),
         seed="" if mode is not None and mode.day else "00" * 32, left=list(left),
-        **({"mode": mode} if mode is not None else {}),
+        mode=mode if mode is not None else msgspec.UNSET,
     ).to_data()
     event = new_event(game_id=started["game_id"], n=2, type=EventType.GAME_ENDED, actor="system",
                       rules=f"{started['game']}@1", prev="0" * 64, data=data)

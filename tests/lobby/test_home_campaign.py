@@ -80,6 +80,7 @@ async def test_a_win_is_recorded_once_and_never_for_who_left(
     await end_started_game(lobby_nc, annas, places=[1, 2])
     # The same end once more (the follow-up redelivered after the duplicate window): nothing new.
     raw = await lobby_nc.jetstream().get_last_msg("GAMES", f"game.{annas['game_id']}.events")
+    assert raw.data is not None
     await publish_fact(lobby_nc.jetstream(), Event.decode(raw.data), msg_id=f"again:{annas['game_id']}")
     await game_events_are_read(lobby_nc)
     await end_started_game(lobby_nc, berts, places=[1, 2], left=[0])  # Bert left: the computer finished
