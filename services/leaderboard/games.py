@@ -57,7 +57,9 @@ class GameModeOut(BaseModel):
     day: date | None
     attempt: int | None
     practice: bool
-    """A daily game after the first attempt of the day ("Übung"): in no list."""
+    """A daily game after the first attempt of the day ("Übung"), or one that ended too late: in no list."""
+    late: bool = False
+    """A daily game that ended after its day was over (its seed was public by then): in no list."""
     stage: int | None
 
 
@@ -99,7 +101,8 @@ def _mode_and_campaign(row: FinishedGameRow) -> tuple[GameModeOut | None, Campai
     day = stored.get("day")
     mode = GameModeOut(key=stored["key"], title=stored["key"] if solo is None else solo.title,
                        day=None if day is None else date.fromisoformat(day), attempt=stored.get("attempt"),
-                       practice=bool(stored.get("practice")), stage=stored.get("stage"))
+                       practice=bool(stored.get("practice")), late=bool(stored.get("late")),
+                       stage=stored.get("stage"))
     if solo is None or not solo.is_campaign or mode.stage is None:
         return mode, None
     won = any(seat.get("kind") == "human" and seat.get("place") == 1 and not seat.get("has_left")

@@ -51,11 +51,13 @@ class ModePlayed:
     attempt: int | None
     stage: int | None
     practice: bool
+    late: bool = False
+    """A daily game that ended after its day's seed was revealed: practice, whatever its attempt."""
 
     def to_json(self) -> dict[str, Any]:
         """Return the mode as stored with the end table."""
         return {"key": self.key, "day": None if self.day is None else self.day.isoformat(),
-                "attempt": self.attempt, "stage": self.stage, "practice": self.practice}
+                "attempt": self.attempt, "stage": self.stage, "practice": self.practice, "late": self.late}
 
 
 @dataclass(frozen=True)
@@ -104,12 +106,21 @@ def points_for(game_points: int, *, has_left: bool, left_other_humans: bool) -> 
     return 0 if has_left else game_points
 
 
-def _mode_played(mode: GameMode) -> ModePlayed:
+def _mode_played(mode: GameMode, ended_at: datetime, seed_reveal_at: str | None) -> ModePlayed:
+    """Return the mode of a finished game; a daily game that ended once its seed was public is practice.
+
+    Eigene Festlegung: the day's seed is revealed when the day is over, and with it every draw still to
+    come; a first attempt still running then (started before midnight, or resumed later) can no longer be
+    compared fairly, so it enters no list.
+    """
     try:
         day = None if mode.day is None else parse_day(mode.day)
+        reveal = None if seed_reveal_at is None else datetime.fromisoformat(seed_reveal_at.replace("Z", "+00:00"))
     except ValueError as error:
-        raise MalformedGameEnded(f"mode.day {mode.day!r} is no day") from error
-    return ModePlayed(key=mode.key, day=day, attempt=mode.attempt, stage=mode.stage, practice=mode.is_practice)
+        raise MalformedGameEnded(f"mode.day {mode.day!r} or seed_reveal_at is unreadable") from error
+    late = day is not None and reveal is not None and ended_at >= reveal
+    return ModePlayed(key=mode.key, day=day, attempt=mode.attempt, stage=mode.stage,
+                      practice=mode.is_practice or late, late=late)
 
 
 def _seat_list(values: list[list[Any]] | Any, index: int) -> list[Any] | None:
@@ -134,7 +145,8 @@ def read_finished_game(event: Event) -> FinishedGame:
         ended_at = datetime.fromisoformat(event.at)
     except ValueError as error:
         raise MalformedGameEnded(f"unreadable time {event.at!r}") from error
-    mode = _mode_played(ended.mode) if isinstance(ended.mode, GameMode) else None
+    reveal_at = ended.seed_reveal_at if isinstance(ended.seed_reveal_at, str) else None
+    mode = _mode_played(ended.mode, ended_at, reveal_at) if isinstance(ended.mode, GameMode) else None
     results = []
     for seat in ended.seats:
         if seat.kind != "human" or not seat.player_id:

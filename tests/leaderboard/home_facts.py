@@ -55,6 +55,7 @@ def ended(
     left: Sequence[int] = (),
     at: datetime | None = None,
     n: int = 40,
+    seed_reveal_at: str | None = None,
 ) -> Event:
     """A sealed `GameEnded` of `game` as the table appends it; a mode game's list keys are (score, tie_break)."""
     ties = list(tie_break or [0] * len(seats))
@@ -68,6 +69,8 @@ def ended(
         extra["list_keys"] = [[score, tie] for score, tie in zip(scores, ties, strict=True)]
     if badges is not None:
         extra["badges"] = [list(keys) for keys in badges]
+    if seed_reveal_at is not None:
+        extra["seed_reveal_at"] = seed_reveal_at
     data = GameEnded(
         game=game, variant="einzeln", rules=f"{game}@1", table_id=f"t-{new_id()[:8]}",
         seats=[EndedSeat(**seat, seat=index) for index, seat in enumerate(seats)],

@@ -124,7 +124,7 @@ async def test_the_end_table_names_the_mode_and_a_won_campaign_stage_opens_the_n
 
     table = await get_json(leaderboard, f"/games/{won.game_id}")
     assert table["mode"] == {"key": "reise", "title": "Stich-Reise", "day": None, "attempt": None, "practice": False,
-                             "stage": 1}
+                             "late": False, "stage": 1}
     assert table["campaign"] == {"mode": "reise", "stage": 1, "won": True,
                                  "next": {"number": 2, "title": "Zweiter Stich"}}
     assert (await get_json(leaderboard, f"/games/{lost.game_id}"))["campaign"] == {
@@ -133,7 +133,7 @@ async def test_the_end_table_names_the_mode_and_a_won_campaign_stage_opens_the_n
         "mode": "reise", "stage": 2, "won": True, "next": None}
     practice = await get_json(leaderboard, f"/games/{daily.game_id}")
     assert practice["mode"] == {"key": "tagesstich", "title": "Tagesstich", "day": DAY.isoformat(), "attempt": 2,
-                                "practice": True, "stage": None}
+                                "practice": True, "late": False, "stage": None}
     assert practice["campaign"] is None
     recent = await get_json(leaderboard, "/games", limit=200)
     assert any(item["game_id"] == won.game_id and item["campaign"]["won"] for item in recent)

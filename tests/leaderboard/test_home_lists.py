@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
 
 import httpx
 from nats.aio.client import Client as NatsClient
 
 from libs.platform.contracts.subjects import game_fact_msg_id
+from libs.platform.days import day_end, iso_z
 from tests.leaderboard.conftest import publish, publish_and_wait, wait_until_consumed
 from tests.leaderboard.home_facts import at_day, bot, ended, fresh_game, get_json, human
 
@@ -81,6 +82,26 @@ async def test_practice_and_left_games_enter_neither_the_day_list_nor_the_all_ti
     assert lines(all_time) == [(1, "Cleo", [6, 0]), (2, "Anna", [3, 0])]
     empty = await get_json(leaderboard, f"/modes/{game}/tagesstich/days/2026-03-13")
     assert (empty["total"], empty["entries"]) == (0, [])
+
+
+async def test_a_first_attempt_that_ends_after_its_seed_is_revealed_is_practice(
+        leaderboard: httpx.AsyncClient, nc: NatsClient) -> None:
+    game = fresh_game()
+    anna, bert = human("Anna"), human("Bert")
+    reveal = iso_z(day_end(DAY))
+    late = ended(game, [anna, bot()], scores=[9, 1], mode="tagesstich", day=DAY, attempt=1,
+                 at=day_end(DAY) + timedelta(minutes=5), seed_reveal_at=reveal)
+    await publish_and_wait(
+        nc, late,
+        ended(game, [bert, bot()], scores=[4, 1], mode="tagesstich", day=DAY, attempt=1,
+              at=day_end(DAY) - timedelta(minutes=5), seed_reveal_at=reveal),
+    )
+
+    day_list = await get_json(leaderboard, f"/modes/{game}/tagesstich/days/{DAY.isoformat()}")
+    end_table = await get_json(leaderboard, f"/games/{late.game_id}")
+
+    assert lines(day_list) == [(1, "Bert", [4, 0])]
+    assert (end_table["mode"]["practice"], end_table["mode"]["late"], end_table["mode"]["attempt"]) == (True, True, 1)
 
 
 async def test_a_fact_delivered_twice_gives_one_result_and_one_award(
