@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Iterator, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -15,6 +15,7 @@ from libs.platform.contracts.events import EndedSeat, GameEnded, MoveMade, Outco
 from libs.platform.contracts.subjects import GAME_FACTS_STREAM, LEADERBOARD_DURABLE
 from libs.platform.envelope import GENESIS, Event, EventType, new_event
 from libs.platform.settings import Settings
+from libs.rules import registry
 from services.leaderboard.app import create_app
 from tests.conftest import running_app
 from tests.game_facts import consumer_acked, publish_fact
@@ -96,3 +97,16 @@ async def publish_and_wait(nc: NatsClient, *events: Event) -> None:
     for event in events:
         last = await publish(nc, event)
     await wait_until_consumed(nc, last)
+
+
+@pytest.fixture(autouse=True)
+def forget_fresh_games() -> Iterator[None]:
+    """Unregister the renamed copies of the tiny game a test registered (`home_facts.fresh_game`).
+
+    Other tests list every registered game (the golden files, the lobby's game list).
+    """
+    before = {module.rules_id for module in registry.all_modules()}
+    yield
+    for module in registry.all_modules():
+        if module.rules_id not in before:
+            registry.unregister(module.rules_id)

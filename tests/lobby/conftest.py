@@ -40,6 +40,7 @@ from services.lobby.app import create_app
 from tests.clocks import ShiftedClock
 from tests.conftest import Infrastructure, running_app
 from tests.game_facts import append_as_table, facts_are_read
+from tests.rules.helpers import registered_plugins
 
 STARTING_TALER = 100
 
@@ -221,3 +222,13 @@ def game_ended_data(table_id: str, seats: Sequence[dict[str, Any]], places: Sequ
                         leaderboard_points=[0] * count, summary={"key": "ende", "params": {}, "text": "Ende."}),
         seed="00" * 32, left=list(left), left_with_other_humans=list(left),
     ).to_data()
+
+
+@pytest.fixture(scope="module")
+def with_tinygame() -> Iterator[None]:
+    """The tiny test game registered for one test module (its modes, campaign, badges and team chat rule).
+
+    Other tests list every registered game, so it must not stay registered after the module.
+    """
+    with registered_plugins("tests.rules.tinygame"):
+        yield

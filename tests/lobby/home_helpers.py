@@ -17,7 +17,6 @@ from nats.aio.client import Client as NatsClient
 from libs.platform.contracts.events import EndedSeat, GameEnded, GameMode, Outcome
 from libs.platform.envelope import EventType, new_event
 from libs.platform.settings import Settings
-from libs.rules import registry
 from services.lobby.app import create_app
 from services.lobby.chat import ChatSettings
 from services.lobby.daily_seed_source import DailySeedSource
@@ -25,8 +24,6 @@ from tests.clocks import ShiftedClock
 from tests.conftest import running_app
 from tests.game_facts import append_as_table
 from tests.lobby.conftest import Lobby, game_events_are_read
-
-registry.load_plugins("tests.rules.tinygame")
 
 
 class KnownSeeds(DailySeedSource):

@@ -19,6 +19,8 @@ from services.lobby.app import create_app
 from tests.lobby.conftest import Lobby, TableStandIn, end_game, new_guest
 from tests.lobby.home_helpers import solo
 
+pytestmark = pytest.mark.usefixtures("with_tinygame")
+
 
 async def two_player_game(lobby: Lobby) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
     """Anna and Bert at a running table (two computers fill it); return Anna, Bert and the started table."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from nats.aio.client import Client as NatsClient
 from sqlalchemy import func, select
 
@@ -13,6 +14,8 @@ from services.lobby.models import CampaignWin
 from tests.game_facts import publish_fact
 from tests.lobby.conftest import Lobby, TableStandIn, game_events_are_read, new_guest
 from tests.lobby.home_helpers import end_started_game, solo
+
+pytestmark = pytest.mark.usefixtures("with_tinygame")
 
 
 async def campaign(lobby: Lobby, player: dict[str, Any]) -> dict[str, Any]:

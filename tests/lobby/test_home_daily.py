@@ -17,6 +17,8 @@ from tests.clocks import ShiftedClock
 from tests.lobby.conftest import Lobby
 from tests.lobby.home_helpers import KnownSeeds, another_lobby
 
+pytestmark = pytest.mark.usefixtures("with_tinygame")
+
 
 @pytest.fixture(scope="module")
 async def far_lobby(lobby_settings: Settings) -> AsyncIterator[tuple[Lobby, KnownSeeds]]:

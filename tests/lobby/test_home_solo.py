@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
+import pytest
 from nats.aio.client import Client as NatsClient
 from sqlalchemy import select
 
@@ -15,6 +16,8 @@ from services.lobby.database import sessions_of
 from services.lobby.models import DailyAttempt
 from tests.lobby.conftest import Lobby, TableStandIn, new_guest
 from tests.lobby.home_helpers import end_started_game, solo
+
+pytestmark = pytest.mark.usefixtures("with_tinygame")
 
 
 async def commitment_today(lobby: Lobby, game: str, mode: str) -> dict[str, Any]:

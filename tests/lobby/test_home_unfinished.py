@@ -3,12 +3,15 @@ replica too — until each game ends."""
 
 from __future__ import annotations
 
+import pytest
 from nats.aio.client import Client as NatsClient
 
 from libs.platform.days import berlin_day
 from libs.platform.settings import Settings
 from tests.lobby.conftest import Lobby, TableStandIn, new_guest
 from tests.lobby.home_helpers import another_lobby, end_started_game, solo
+
+pytestmark = pytest.mark.usefixtures("with_tinygame")
 
 
 async def test_unfinished_games_survive_a_restart_and_go_when_they_end(
