@@ -25,7 +25,6 @@ from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 from sqlalchemy import func, select, text
 from starlette.responses import StreamingResponse
-from starlette.types import Receive, Scope, Send
 
 from libs.platform.auth import Identity
 from libs.platform.clock import clock_of
@@ -33,6 +32,7 @@ from libs.platform.contracts.subjects import chat_subject
 from libs.platform.days import iso_z
 from libs.platform.logging import get_logger
 from libs.platform.ratelimit import TOO_MANY_STREAMS, RateLimited, Slots
+from libs.platform.responses import CountedStream
 from libs.platform.rpc import CommandRefused
 from libs.platform.service import Runtime
 from libs.rules import registry
@@ -182,7 +182,7 @@ async def live_messages(runtime: Runtime, player: Identity, game_id: str, after:
     slots: Slots = runtime.extras["chat_streams"]
     if not slots.acquire(player.player_id):
         raise RateLimited(TOO_MANY_STREAMS, 10.0)
-    return _CountedStream(_stream(runtime, game_id, after), lambda: slots.release(player.player_id),
+    return CountedStream(_stream(runtime, game_id, after), lambda: slots.release(player.player_id),
                           media_type="text/event-stream",
                           headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
 
@@ -239,17 +239,3 @@ def _sse(message: dict[str, Any]) -> bytes:
 
 def _seconds_until(moment: datetime, now: datetime) -> float:
     return max(0.001, (moment - now).total_seconds())
-
-
-class _CountedStream(StreamingResponse):
-    """A streaming response that gives its slot back however it ends (also when it never started)."""
-
-    def __init__(self, content: AsyncIterator[bytes], release: Callable[[], None], **kwargs: Any) -> None:
-        super().__init__(content, **kwargs)
-        self._release = release
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        try:
-            await super().__call__(scope, receive, send)
-        finally:
-            self._release()

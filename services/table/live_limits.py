@@ -9,10 +9,6 @@ serves it), see docs/services/table.md.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
-
-from fastapi.responses import StreamingResponse
-from starlette.types import Receive, Scope, Send
 
 from libs.platform.ratelimit import TOO_MANY_STREAMS, RateLimited, Slots
 from libs.platform.settings import Settings
@@ -50,18 +46,3 @@ class LiveLimits:
                 second.release(key)
 
         return release
-
-
-class CountedStream(StreamingResponse):
-    """A streaming response that gives its slots back however it ends (finished, viewer gone, cancelled),
-    also when the stream never started."""
-
-    def __init__(self, content: Any, release: Callable[[], None], **kwargs: Any) -> None:
-        super().__init__(content, **kwargs)
-        self._release = release
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        try:
-            await super().__call__(scope, receive, send)
-        finally:
-            self._release()

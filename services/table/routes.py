@@ -20,13 +20,13 @@ from libs.platform.contracts.subjects import game_subject
 from libs.platform.envelope import ChainBroken, Event, EventType, verify_chain
 from libs.platform.http_errors import refusals
 from libs.platform.ratelimit import client_address
-from libs.platform.responses import JsonBody
+from libs.platform.responses import CountedStream, JsonBody
 from libs.platform.rpc import CommandRefused, call
 from libs.platform.service import CurrentPlayer, Runtime, RuntimeDep, bearer_token, identity_of
 from libs.rules import IllegalMove
 from services.table import metrics
 from services.table.games import CONFLICT_CODES, Games, LeftGame
-from services.table.live_limits import CountedStream, LiveLimits
+from services.table.live_limits import LiveLimits
 from services.table.records import CorruptLog, GameRecord, replay, seats_of
 from services.table.views import game_view, public_event
 
