@@ -155,6 +155,8 @@ def evaluate(state: NovaState, seat: int, placement: Placement) -> Evaluation:
     else:
         raw = {placement.first: raw_first, placement.second: raw_second}
         parts = {placement.first: first_parts, placement.second: second_parts}
+    # Colours in colour order (Komet first), whichever way round the tile lies: one text per placement.
+    gained, raw, parts = (dict(sorted(gained.items())), dict(sorted(raw.items())), dict(sorted(parts.items())))
     after = list(track)
     for colour, value in gained.items():
         after[colour] += value
