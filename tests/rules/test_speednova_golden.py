@@ -1,9 +1,10 @@
 """Speednova's golden playthroughs: 2 players, 4 players in teams, each solo variant (Tagesspiel plays Rekordjagd).
 
-``python -m tests.rules.test_speednova_golden`` writes them to ``tests/rules/golden/`` (the shared
-``make_golden`` plays every config with three seats, which Speednova's team and solo configs refuse). Once
-``speednova@1`` is registered, ``tests/rules/test_golden.py`` replays them like every other game's; here they are
-replayed through an Engine around the module itself, and the recording is checked to replay without drift.
+``python -m tests.rules.test_speednova_golden`` writes them (the shared ``make_golden`` plays every config with
+three seats, which Speednova's team and solo configs refuse) to ``tests/rules/golden/unregistered/`` while
+``speednova@1`` is not registered (``test_golden.py`` replays every file of ``golden/`` through the registry), and
+to ``tests/rules/golden/`` once it is: then ``test_golden.py`` replays them like every other game's. Here they are
+replayed through an Engine around the module itself.
 """
 
 from __future__ import annotations
@@ -30,13 +31,24 @@ GOLDEN_GAMES: tuple[tuple[Json, int], ...] = (
 ENGINE = Engine(MODULE)
 
 
-def golden_path(config: Json, directory: Path = GOLDEN_DIR) -> Path:
+def registered() -> bool:
+    """True once ``speednova@1`` is in the registry."""
+    return any(module.rules_id == MODULE.rules_id for module in registry.all_modules())
+
+
+def golden_dir() -> Path:
+    """Return where the golden files live: ``golden/`` once the rules are registered, else ``golden/unregistered/``."""
+    return GOLDEN_DIR if registered() else GOLDEN_DIR / "unregistered"
+
+
+def golden_path(config: Json, directory: Path | None = None) -> Path:
     """Return where the golden game of this config lives."""
-    return directory / golden_name(MODULE, config)
+    return (directory or golden_dir()) / golden_name(MODULE, config)
 
 
-def write_golden(directory: Path = GOLDEN_DIR) -> list[Path]:
+def write_golden(directory: Path | None = None) -> list[Path]:
     """Play and write every golden game; return the paths written."""
+    directory = directory or golden_dir()
     directory.mkdir(exist_ok=True)
     written = []
     for config, seats in GOLDEN_GAMES:
@@ -81,10 +93,7 @@ def test_a_golden_recording_replays_without_drift(tmp_path: Path) -> None:
 @pytest.mark.parametrize(("config", "seats"), GOLDEN_GAMES, ids=lambda value: json.dumps(value))
 def test_the_stored_golden_playthroughs_replay(config: Json, seats: int) -> None:
     path = golden_path(config)
-    registered = any(module.rules_id == MODULE.rules_id for module in registry.all_modules())
-    if not path.exists():
-        assert not registered, f"{path.name} missing: run python -m tests.rules.test_speednova_golden"
-        pytest.skip("speednova@1 is not registered yet: its golden files are written when it is")
+    assert path.exists(), f"{path} missing: run python -m tests.rules.test_speednova_golden"
     record = json.loads(path.read_text(encoding="utf-8"))
     assert record["seats"] == seats and record["config"] == MODULE.normalize_config(config, seats)
     replay(record)
