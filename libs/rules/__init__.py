@@ -11,11 +11,14 @@ from libs.rules.protocol import (
     RuleModule,
 )
 from libs.rules.rng import SeededRng
+from libs.rules.speedkoi import MODULE as SPEEDKOI
 from libs.rules.speedmosaik import MODULE as SPEEDMOSAIK
 
 registry.register(SPEEDMOSAIK)
+registry.register(SPEEDKOI)
 
 __all__ = [
+    "SPEEDKOI",
     "SPEEDMOSAIK",
     "ComputationLine",
     "ConfigError",

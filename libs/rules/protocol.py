@@ -29,6 +29,7 @@ __all__ = [
     "Hidden",
     "IllegalMove",
     "Json",
+    "LeaderboardRule",
     "Outcome",
     "Pending",
     "Phrase",
@@ -151,11 +152,44 @@ PLACE_BONUS: tuple[int, ...] = (30, 15, 5, 0)
 
 
 def leaderboard_points(scores: tuple[int, ...], places: tuple[int, ...]) -> tuple[int, ...]:
-    """Return max(score, 0) plus the bonus of the (shared) place for every seat."""
-    return tuple(
-        max(score, 0) + (PLACE_BONUS[place - 1] if place <= len(PLACE_BONUS) else 0)
-        for score, place in zip(scores, places, strict=True)
-    )
+    """Return max(score, 0) plus the bonus of the (shared) place for every seat (the default ``LeaderboardRule``)."""
+    return LeaderboardRule().points(scores, places)
+
+
+@dataclass(frozen=True)
+class LeaderboardRule:
+    """How a game's result becomes leaderboard points ("Bestenliste"): per point of the score, plus a place bonus.
+
+    The texts differ: Speedmosaik "Deine Punkte (mindestens 0) plus Platzbonus 30 / 15 / 5"; Speednova "10
+    Punkte je Punkt deiner schwächsten Farbe, dazu ein Platzbonus von 50 für den Sieg (ab drei Spielern 25
+    für Platz 2, zu viert 10 für Platz 3)"; Speedkoi "10 Punkte je Wertungspunkt (mindestens 0) und einen
+    Platzbonus von 50, 25 und 10". Tied seats share the better place and each get its bonus.
+    """
+
+    per_point: int = 1
+    """Points per point of the seat's score (``Outcome.scores``), never below 0 in all."""
+    place_bonus: tuple[int, ...] = PLACE_BONUS
+    """Bonus of place 1, 2, 3, ...; places beyond get nothing."""
+    bonus_needs_more_seats: bool = False
+    """True: place k's bonus only at a table of more than k seats (Speednova: 25 for place 2 "ab drei
+    Spielern", 10 for place 3 "zu viert", and no win bonus alone)."""
+
+    def bonus(self, place: int, seats: int) -> int:
+        """Return the bonus of a (shared) place at a table of ``seats``."""
+        if place > len(self.place_bonus) or (self.bonus_needs_more_seats and seats <= place):
+            return 0
+        return self.place_bonus[place - 1]
+
+    def points(self, scores: tuple[int, ...], places: tuple[int, ...]) -> tuple[int, ...]:
+        """Return every seat's leaderboard points for these scores and (shared) places."""
+        seats = len(places)
+        return tuple(max(score, 0) * self.per_point + self.bonus(place, seats)
+                     for score, place in zip(scores, places, strict=True))
+
+    def to_json(self) -> Json:
+        """Return the rule as plain JSON data."""
+        return {"per_point": self.per_point, "place_bonus": list(self.place_bonus),
+                "bonus_needs_more_seats": self.bonus_needs_more_seats}
 
 
 def shared_places(keys: tuple[tuple[int, ...], ...]) -> tuple[int, ...]:
@@ -223,6 +257,8 @@ class GameSpec:
     """The config key whose value names the leaderboard list a game counts for (None: the game itself)."""
     variants: tuple[str, ...] = ()
     """Every value ``variant_key`` can take (the leaderboard's lists)."""
+    leaderboard: LeaderboardRule = field(default_factory=lambda: LeaderboardRule())
+    """How an outcome becomes leaderboard points (``Outcome.leaderboard_points`` follows it)."""
     home: Home = field(default_factory=lambda: _no_home())
     """Solo modes, badges and the chat rule (``libs/rules/home.py``); none by default."""
 
@@ -243,7 +279,8 @@ class GameSpec:
             "seat_counts": list(self.seat_counts), "hidden": sorted(kind.value for kind in self.hidden),
             "chance": self.chance.value, "simultaneous": self.simultaneous, "may_act": self.may_act,
             "undo_steps": self.undo_steps, "teams": self.teams, "timeout": self.timeout.value,
-            "variant_key": self.variant_key, "variants": list(self.variants), "home": self.home.to_json(),
+            "variant_key": self.variant_key, "variants": list(self.variants), "leaderboard": self.leaderboard.to_json(),
+            "home": self.home.to_json(),
         }
 
 

@@ -23,10 +23,10 @@ from libs.rules.protocol import (
     Hidden,
     IllegalMove,
     Json,
+    LeaderboardRule,
     Outcome,
     RuleModule,
     TimeoutRule,
-    leaderboard_points,
     shared_places,
 )
 from libs.rules.rng import SeededRng
@@ -72,7 +72,7 @@ def _tiny_game_registered() -> Iterator[None]:
 
 
 # ---- shared assertions --------------------------------------------------------------------------------------
-def assert_outcome_consistent(outcome: Outcome, seats: int) -> None:
+def assert_outcome_consistent(outcome: Outcome, seats: int, rule: LeaderboardRule | None = None) -> None:
     """Places follow the rank vectors (equal vectors share a place), points follow the places, lines add up."""
     assert len(outcome.places) == len(outcome.scores) == len(outcome.tie_break) == len(outcome.lines) == seats
     for score, lines in zip(outcome.scores, outcome.lines, strict=True):
@@ -83,7 +83,7 @@ def assert_outcome_consistent(outcome: Outcome, seats: int) -> None:
     keys = tuple(outcome.rank_key(seat) for seat in range(seats))
     assert outcome.places == shared_places(keys)
     assert min(outcome.places) == 1
-    assert outcome.leaderboard_points == leaderboard_points(outcome.scores, outcome.places)
+    assert outcome.leaderboard_points == (rule or LeaderboardRule()).points(outcome.scores, outcome.places)
     data = outcome.to_json()
     assert json_roundtrip(data) == data
     assert ("rank_keys" in data) == (outcome.rank_keys is not None)
@@ -324,7 +324,7 @@ def test_random_games_replay_and_keep_every_promise(rules_id: str, config: Json,
             assert step.move_audience is None or (seat in step.move_audience
                                                   and all(0 <= s < seats for s in step.move_audience))
             assert step.position.ply == position.ply + 1
-    assert_outcome_consistent(engine.outcome(game.final_position), seats)
+    assert_outcome_consistent(engine.outcome(game.final_position), seats, engine.spec.leaderboard)
 
 
 def assert_replays_identically(engine: Engine, game: Game, config: Json, seats: int, seed: bytes) -> None:
@@ -375,7 +375,7 @@ def test_a_seat_reads_nothing_it_cannot_see(rules_id: str, config: Json, seats: 
     """For seats s≠t: changing what t cannot see (s's hand, the pile, future draws) changes nothing t reads."""
     engine = registry.engine(rules_id)
     game = play_random_game(engine, config, seats, seed, move_seed)
-    assert_outcome_consistent(engine.outcome(game.final_position), seats)
+    assert_outcome_consistent(engine.outcome(game.final_position), seats, engine.spec.leaderboard)
     rng = SeededRng(seed + b"/" + move_seed, "determinize")
     picks = sorted({rng.randbelow(len(game.positions)) for _ in range(STATES_PER_GAME)})
     varied = False

@@ -27,6 +27,7 @@ SPEC = GameSpec(
     timeout=TimeoutRule.COMPUTER_DECIDES,
     variant_key=settings.KEY,
     variants=settings.SPIELARTEN,
+    leaderboard=scoring.LEADERBOARD,
     home=HOME,
 )
 """Speedkoi: 2–4 seats (solo: one human and 1–3 computers), hidden hands and deck, drawing during play, one

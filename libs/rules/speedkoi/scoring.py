@@ -4,7 +4,7 @@ ranking (points, then pearls, then a shared place) and the leaderboard points (1
 
 from __future__ import annotations
 
-from libs.rules.protocol import ComputationLine, Outcome, Phrase, shared_places
+from libs.rules.protocol import ComputationLine, LeaderboardRule, Outcome, Phrase, shared_places
 from libs.rules.speedkoi.material import (
     COLOUR_NAMES,
     COLOURS,
@@ -73,10 +73,13 @@ def lines(state: KoiState, seat: int) -> tuple[ComputationLine, ...]:
     return tuple(result)
 
 
+LEADERBOARD = LeaderboardRule(per_point=POINTS_PER_SCORE, place_bonus=PLACE_BONUS)
+"""The text: "10 Punkte je Wertungspunkt (mindestens 0) und einen Platzbonus von 50, 25 und 10"."""
+
+
 def leaderboard_points(points: tuple[int, ...], ranks: tuple[int, ...]) -> tuple[int, ...]:
     """Return 10 per score point (at least 0) plus the bonus of the (shared) place."""
-    return tuple(max(POINTS_PER_SCORE * score_, 0) + (PLACE_BONUS[place - 1] if place <= len(PLACE_BONUS) else 0)
-                 for score_, place in zip(points, ranks, strict=True))
+    return LEADERBOARD.points(points, ranks)
 
 
 def outcome(state: KoiState) -> Outcome:
