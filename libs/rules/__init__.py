@@ -13,13 +13,16 @@ from libs.rules.protocol import (
 from libs.rules.rng import SeededRng
 from libs.rules.speedkoi import MODULE as SPEEDKOI
 from libs.rules.speedmosaik import MODULE as SPEEDMOSAIK
+from libs.rules.speednova import MODULE as SPEEDNOVA
 
 registry.register(SPEEDMOSAIK)
 registry.register(SPEEDKOI)
+registry.register(SPEEDNOVA)
 
 __all__ = [
     "SPEEDKOI",
     "SPEEDMOSAIK",
+    "SPEEDNOVA",
     "ComputationLine",
     "ConfigError",
     "IllegalMove",

@@ -9,7 +9,7 @@ from libs.rules.rng import SeededRng
 from libs.rules.speednova import config as settings
 from libs.rules.speednova import rules, signals
 from libs.rules.speednova.home import HOME
-from libs.rules.speednova.outcome import final_outcome
+from libs.rules.speednova.outcome import LEADERBOARD, final_outcome
 from libs.rules.speednova.placement import parse
 from libs.rules.speednova.state import NovaState
 from libs.rules.speednova.view import GAME, make_view, state_from_view
@@ -24,6 +24,7 @@ SPEC = GameSpec(
     may_act=True,
     teams=True,
     timeout=TimeoutRule.GAME_CHOOSES,
+    leaderboard=LEADERBOARD,
     home=HOME,
 )
 """Speednova: 1–4 seats, hidden racks, team signals and the bag's order; draws during play; team members may

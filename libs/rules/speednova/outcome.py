@@ -4,39 +4,25 @@ computation line of each weakest colour; the leaderboard's points.
 
 from __future__ import annotations
 
-from libs.rules.protocol import ComputationLine, Outcome, Phrase, shared_places
+from libs.rules.protocol import ComputationLine, LeaderboardRule, Outcome, Phrase, shared_places
 from libs.rules.speednova.state import NovaState
 from libs.rules.speednova.texts import end_line_text, seat_name
 from libs.rules.speednova.tiles import COLOUR_NAMES, COLOURS
 
-POINTS_PER_WEAKEST = 10
-"""Leaderboard: 10 points per point of the weakest colour."""
-WIN_BONUS = 50
-SECOND_BONUS = 25
-"""From three players on."""
-THIRD_BONUS = 10
-"""With four players."""
+LEADERBOARD = LeaderboardRule(per_point=10, place_bonus=(50, 25, 10), bonus_needs_more_seats=True)
+"""The text: "10 Punkte je Punkt deiner schwächsten Farbe, dazu ein Platzbonus von 50 für den Sieg (ab drei
+Spielern 25 für Platz 2, zu viert 10 für Platz 3)"; alone nobody is beaten: no win bonus."""
 
 
 def place_bonus(place: int, seats: int) -> int:
     """Return the leaderboard bonus of a (shared) place: 50 for the win (not alone: a solo game has no win),
     25 for place 2 from three players, 10 for place 3 with four."""
-    if seats == 1:
-        return 0
-    if place == 1:
-        return WIN_BONUS
-    if place == 2 and seats >= 3:
-        return SECOND_BONUS
-    if place == 3 and seats == 4:
-        return THIRD_BONUS
-    return 0
+    return LEADERBOARD.bonus(place, seats)
 
 
 def speednova_points(weakest: tuple[int, ...], places: tuple[int, ...]) -> tuple[int, ...]:
     """Return each seat's leaderboard points: 10 × its weakest colour + its place's bonus."""
-    seats = len(places)
-    return tuple(POINTS_PER_WEAKEST * value + place_bonus(place, seats) for value, place in zip(weakest, places,
-                                                                                                 strict=True))
+    return LEADERBOARD.points(weakest, places)
 
 
 def weakest_of(track: tuple[int, ...]) -> int:
