@@ -165,6 +165,10 @@ def _probe_moves(engine: Engine, position: Position, seat: int, rng: SeededRng) 
     return probes
 
 
+def _canonical(move: Json) -> str:
+    return json.dumps(move, sort_keys=True, separators=(",", ":"))
+
+
 def assert_hidden_parts_invisible(engine: Engine, position: Position, seat: int, rng: SeededRng) -> bool:
     """Resample what ``seat`` cannot see (determinize its view) and assert that nothing ``seat`` reads changes.
 
@@ -195,8 +199,10 @@ def assert_hidden_parts_invisible(engine: Engine, position: Position, seat: int,
     for pending in engine.pending(real):  # what the seat reads of other seats' moves, in S and in S'
         if pending.seat == seat:
             continue
-        theirs = engine.legal_moves(other, pending.seat)
-        for move in [move for move in engine.legal_moves(real, pending.seat) if move in theirs][:2]:
+        # Compared as canonical JSON in a set: a seat may have a thousand placements (Speednova's map).
+        theirs = {_canonical(move) for move in engine.legal_moves(other, pending.seat)}
+        shared = (move for move in engine.legal_moves(real, pending.seat) if _canonical(move) in theirs)
+        for move in [move for _, move in zip(range(2), shared, strict=False)]:
             mine, sampled_step = engine.apply(real, pending.seat, move), engine.apply(other, pending.seat, move)
             _same_reading(_reads(engine, mine, seat), _reads(engine, sampled_step, seat))
         # A move the seat may not read (a card laid face down) reads the same whichever it was.

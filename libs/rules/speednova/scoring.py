@@ -108,6 +108,11 @@ def best_for_tile(values: tuple[tuple[int, ...], ...], pairs: list[tuple[int, in
     room = [top - value for value in track]
     for cell, direction, partner in pairs:
         here, there = values[cell], values[partner]
+        if not (here[low] or here[high] or there[low] or there[high]):
+            # Scores nothing either way round: only the first such pair can be the best (all others zero).
+            if best is None:
+                best = (0, cell, direction, low, high)
+            continue
         for first, second in orientations:
             if first == second:
                 points = min(here[first] + there[second], room[first])
