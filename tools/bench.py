@@ -5,7 +5,7 @@ seeded 2-player games with alternating seats (strong vs normal, normal vs easy),
 percentiles per level. Then the generic fallback (determinized Monte-Carlo, the policy of every game
 without one of its own) on one Speedmosaik config: against random play and against the dedicated easy
 level. Targets (issue "Speedmosaik complete", "one bot contract"): strong wins >= 65 % against normal,
-normal >= 80 % against easy, a normal decision p95 <= 50 ms, a strong one <= 1 s; the fallback wins
+normal >= 80 % against easy, a normal decision p95 <= 50 ms, a strong one <= 1 s (Speedkoi: 2 s); the fallback wins
 >= 80 % against random play with a decision p95 <= 1 s. Exits 1 on a miss.
 
 Every game is played through the Engine (``registry.engine``), as the services do.
@@ -28,6 +28,8 @@ from services.bot.policies.registry import FALLBACK
 
 TARGET_WIN_RATE = {("strong", "normal"): 0.65, ("normal", "easy"): 0.80}
 TARGET_P95_SECONDS = {"easy": 0.05, "normal": 0.05, "strong": 1.0}
+GAME_TARGET_P95_SECONDS: dict[str, dict[str, float]] = {"speedkoi": {"strong": 2.0}}
+"""Per game, the levels whose decision p95 target differs (issue "Speedkoi complete": a strong one <= 2 s)."""
 FALLBACK_CONFIG: Json = {"workshop": "kachelwand", "wall": "fest", "jokers": "ohne"}
 """The Speedmosaik config the generic fallback is measured on (the default workshop)."""
 TARGET_FALLBACK = {"random": 0.80}
@@ -156,8 +158,9 @@ def ladder(pool: ProcessPoolExecutor, rules_id: str, config: Json, games: int, l
             misses.append(f"{label}: {first} vs {second} {rate:.1%} < {target:.0%}")
         print(f"{first} vs {second}: {first} wins {rate:.1%} of {games} games "
               f"(ties count half; target >= {target:.0%}) {verdict}", flush=True)
+    targets = {**TARGET_P95_SECONDS, **GAME_TARGET_P95_SECONDS.get(registry.get(rules_id).spec.game, {})}
     for level in LEVELS:
-        time_line(level, times[level], TARGET_P95_SECONDS[level], label, misses)
+        time_line(level, times[level], targets[level], label, misses)
 
 
 def fallback(pool: ProcessPoolExecutor, rules_id: str, level: str, games: int, misses: list[str]) -> None:

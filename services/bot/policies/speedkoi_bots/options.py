@@ -1,4 +1,4 @@
-"""Every legal Speedkoi decision of a seat, valued: the normal level's judgement and the easy level's rough one.
+"""Every legal Speedkoi decision of a seat, valued as the normal level judges it (the other levels build on it).
 
 Works on the module's state and its parsed moves (``rules.legal``: canonical order, a move that ends the game
 comes confirmed) and never applies a move to value it, except one that ends the game: that one is valued by
@@ -24,9 +24,8 @@ from libs.rules.speedkoi.material import (
     TEAHOUSE_BONUS,
     VALUES,
     lantern,
-    pearl_points,
 )
-from libs.rules.speedkoi.moves import DECLINE, DISCARD, DRAW, KOI, PLAY, STEP, Move
+from libs.rules.speedkoi.moves import DECLINE, DISCARD, DRAW, PLAY, STEP, Move
 from libs.rules.speedkoi.rows import fits, pilgrims_free
 from libs.rules.speedkoi.rules import apply_move, legal
 from libs.rules.speedkoi.state import KoiState
@@ -48,11 +47,13 @@ __all__ = [
     "normal_choice",
     "normal_options",
     "opponent_worth",
-    "rough_options",
+    "sure_of_the_end",
 ]
 
 WIN_BONUS = 8.0
 """What ending the game as the sole winner is worth beyond the margin (a loss: that much less)."""
+SURE = 1000.0
+"""Beyond any noise: how far ``sure_of_the_end`` moves a move that ends the game."""
 DECK_VALUE = 0.8
 """What a hidden lantern from the deck adds beyond the estimate (a fresh choice, nothing shown to others)."""
 HELP_WEIGHT = 1.0
@@ -222,45 +223,18 @@ def best_of(options: list[Option]) -> Option:
     return best
 
 
+def sure_of_the_end(options: list[Option]) -> list[Option]:
+    """Return the options with a move that ends the game set far above (a win) or below (else) all others.
+
+    The easy level's noise must not make it end a game it loses, nor miss ending one it wins.
+    """
+    return [Option(option.move, option.value + (SURE if option.value > 0 else -SURE), True, option.tile)
+            if option.ends else option for option in options]
+
+
 def normal_choice(state: KoiState, seat: int) -> Move:
     """Return the normal level's move (the imagined games of the strong level play it for every seat)."""
     moves = legal(state, seat)
     if len(moves) == 1:
         return moves[0]
     return best_of(normal_options(state, seat)).move
-
-
-def rough_options(state: KoiState, seat: int) -> list[Option]:
-    """Return every legal move with the easy level's simple value: what it brings right now.
-
-    A play is worth the points its step brings (a new path its first stone, −4), a pile's top 1 if it fits
-    a row, the deck ½, a follow-up step what it brings; a move that ends the game is a win or a loss.
-    """
-    options: list[Option] = []
-    for move in legal(state, seat):
-        if move.confirmed:
-            options.append(Option(move, 10.0 if end_value(state, seat, move) > 0 else -10.0, True))
-            continue
-        action = move.action
-        value = 0.0
-        if action in (PLAY, STEP):
-            path = move.colour if action == STEP or move.onward == -1 else move.onward
-            stone = state.stones[seat][path]
-            double = 2 if state.masters[seat] == path or move.figure == MASTER else 1
-            if action == PLAY and state.stones[seat][move.colour] == 0:
-                value = STONE_VALUES[1] * double
-            elif stone < END_STONE and (action == STEP or move.onward != -1
-                                        or state.stones[seat][move.colour] < END_STONE):
-                value = (STONE_VALUES[stone + 1] - STONE_VALUES[stone]) * double
-                tile = state.tiles[path][stone + 1]
-                if tile == PEARL:
-                    pearls = state.taken[seat][0]
-                    value += pearl_points(pearls + 1) - pearl_points(pearls)
-                elif tile in BLOSSOM_POINTS:
-                    value += BLOSSOM_POINTS[tile]
-        elif action == DRAW and move.colour == -1:
-            value = 0.5
-        elif action in (DRAW, KOI):
-            value = 1.0 if fits(state.rows[seat][move.colour], state.piles[move.colour][-1]) else 0.0
-        options.append(Option(move, value))
-    return options

@@ -1,6 +1,7 @@
 """Speedkoi's computer players on the shared skeleton (pure: libs.rules only).
 
-- easy: what a move brings right now (``options.rough_options``) plus much noise ("spielt grob");
+- easy: the normal value of a move plus much noise ("spielt grob"); only a move that ends the game is
+  judged exactly (it ends the game when that wins, never when it loses);
 - normal: the seat's expected points at the end after the move (``values.worth``: rows that stay open,
   few paths far up, the master where many lanterns fit, pearls and tiles ahead), minus what a discard would
   bring an opponent; the top of a pile when it adds more than a hidden lantern ("solide");
@@ -25,15 +26,16 @@ from libs.rules.speedkoi.rules import move_json
 from libs.rules.speedkoi.state import KoiState
 from services.bot.policies.contract import Candidate, DeterminizedPolicy, Situation
 from services.bot.policies.speedkoi_bots import lookahead, reasons
-from services.bot.policies.speedkoi_bots.options import Option, normal_options, rough_options
+from services.bot.policies.speedkoi_bots.options import Option, normal_options, sure_of_the_end
 
 __all__ = ["EASY_NOISE", "POLICY", "STRONG_CANDIDATES", "STRONG_SAMPLES", "Detail", "SpeedkoiPolicy"]
 
-EASY_NOISE = 5.0
-"""Spread of the noise added to the easy level's values ("spielt grob")."""
+EASY_NOISE = 10.0
+"""Spread of the noise added to the easy level's values ("spielt grob"): about what a good move is worth more
+than a poor one, so it often takes a clearly worse move."""
 STRONG_CANDIDATES = 5
 """How many of the best normal moves the strong level plays forward."""
-STRONG_SAMPLES = 10
+STRONG_SAMPLES = 14
 """How many imagined games (determinizations) the strong level plays each candidate in."""
 PRIOR_WEIGHT = 0.5
 """How much the normal value still counts beside the mean lead: it settles moves whose order the few rounds
@@ -78,10 +80,10 @@ class SpeedkoiPolicy(DeterminizedPolicy):
     def evaluate(self, situation: Situation) -> list[Candidate]:
         """Return the level's candidates with their values (strong: mean lead in the imagined games)."""
         state, seat = _state(situation), situation.seat
-        if situation.level == "easy":
-            return _candidates(rough_options(state, seat))
         options = normal_options(state, seat)
-        if situation.level == "normal" or len(options) == 1:
+        if situation.level == "easy":
+            return _candidates(sure_of_the_end(options))
+        if situation.level != "strong" or len(options) == 1:
             return _candidates(options)
         chosen = strong_options(options)
         totals = [0.0] * len(chosen)
