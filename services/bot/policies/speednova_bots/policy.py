@@ -17,7 +17,7 @@ opponent. Every decision is reproducible from its ``SeededRng``; ties go to the 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import ClassVar
 
 from libs.rules.protocol import Json
@@ -36,17 +36,18 @@ from services.bot.policies.speednova_bots.values import (
     free_pairs_after,
     points,
     raw_columns,
+    scale,
     start_pairs_of,
     weakest_first,
 )
 
-EASY_NOISE = 3.0
+EASY_NOISE = 5.0
 """Spread of the easy level's noise, in points: it mostly, not always, takes the most points."""
 NOISY_CANDIDATES = 60
 """Easy: the noise is added to at most this many of the best placements (those within its spread of the best)."""
 STRONG_SAMPLES = 6
 """Strong: samples of the hidden racks and bag its look ahead averages over."""
-STRONG_CANDIDATES = 24
+STRONG_CANDIDATES = 48
 """Strong: how many placements (best by own value and denial) get the look ahead."""
 DENIAL_WEIGHT = 0.3
 """Strong, choosing the candidates: what a cell would be worth to the next opponent counts this much."""
@@ -76,8 +77,6 @@ class PlaceDetail:
     opponent: int | None = None
     reply: float | None = None
     next_value: float | None = None
-    denied: dict[int, int] = field(default_factory=dict)
-    """Per taken cell, the points it would have brought the next opponent in its weakest colour."""
 
 
 @dataclass(frozen=True)
@@ -99,14 +98,13 @@ def next_opponent(state: NovaState, seat: int) -> int | None:
     return None
 
 
-def gains_for(level: str, state: NovaState, track: tuple[int, ...], weights: tuple[float, ...],
-              nova: bool = True) -> Gains:
+def gains_for(level: str, state: NovaState, track: tuple[int, ...], weights: tuple[float, ...]) -> Gains:
     """Return the level's value tables for ``track``."""
     if level == "easy":
         return points(track, state.top)
     if level == "normal":
         return weakest_first(track, state.top, state.thresholds, weights)
-    return balanced(track, state.top, state.thresholds, weights, **({} if nova else {"nova": 0.0}))
+    return balanced(track, state.top, state.thresholds, weights)
 
 
 def end_share(tracks: tuple[tuple[int, ...], ...], owner: int) -> float:
@@ -191,7 +189,8 @@ class SpeednovaPolicy(DeterminizedPolicy):
         for colour, points_gained in gained.items():
             after[colour] += points_gained
         track_after = tuple(after)
-        value = option.value(balanced(track, state.top, state.thresholds, prefs.weights, nova=0.0)) - cost
+        tau = scale(state.top)
+        value = option.value(balanced(track, state.top, state.thresholds, prefs.weights, nova=0.0, tau=tau)) - cost
         cells = cells_after(state.cells, option.cell, option.first, option.partner, option.second)
         pairs = free_pairs_after(free_pairs(state.cells, state.radius), option.cells)
         detail = PlaceDetail(option, gained, track)
@@ -199,14 +198,14 @@ class SpeednovaPolicy(DeterminizedPolicy):
             tracks = (*state.tracks[:owner], track_after, *state.tracks[owner + 1:])
             return Candidate(option.move(), value + END_VALUE * end_share(tracks, owner), detail)
         raws = raw_columns(analysis(state.radius, cells))
-        own_gains = balanced(track_after, state.top, state.thresholds, prefs.weights)
+        own_gains = balanced(track_after, state.top, state.thresholds, prefs.weights, tau=tau)
         rest = list(state.racks[seat])
         rest.remove(option.code)
         rest_value = best_value(pairs, raws, own_gains, rest)
         if any(threshold > track[c] and threshold <= track_after[c] for c in gained for threshold in state.thresholds):
             value += rest_value  # the Supernova's bonus placement comes right away, from the rest of the rack
         opponent_gains = None if opponent is None else balanced(
-            state.tracks[state.track_of(opponent)], state.top, state.thresholds)
+            state.tracks[state.track_of(opponent)], state.top, state.thresholds, tau=scale(state.top))
         replies = 0.0
         nexts = 0.0
         for position in situation.positions:

@@ -7,7 +7,7 @@ Supernova included). The levels differ only in these tables:
 
 - easy: the points themselves (``points``);
 - normal: points, three times in the weakest colours, plus a Supernova bonus (``weakest_first``);
-- strong: every colour by how weak it is, ``τ·(1 − e^(−v/τ))`` with ``τ`` a sixth of the top, so a point
+- strong: every colour by how weak it is, ``τ·(1 − e^(−v/τ))`` with ``τ`` a third of the top, so a point
   on a colour at 0 is worth 1 and the same point on a strong colour little (``balanced``).
 
 Pure functions over the rule module's own tables; nothing here changes a state.
@@ -63,7 +63,8 @@ def _crossings(value: int, after: int, thresholds: Sequence[int]) -> int:
 
 
 @lru_cache(maxsize=4096)
-def _row(kind: str, value: int, top: int, thresholds: tuple[int, ...], weight: float, nova: float) -> tuple[float, ...]:
+def _row(kind: str, value: int, top: int, thresholds: tuple[int, ...], weight: float, nova: float,
+         tau: float = 1.0) -> tuple[float, ...]:
     """Return one colour's table (cached: decisions ask for the same few rows over and over)."""
     room = max(0, top - value)
     if kind == "points":
@@ -71,8 +72,8 @@ def _row(kind: str, value: int, top: int, thresholds: tuple[int, ...], weight: f
     if kind == "weakest":
         return tuple(weight * min(k, room) + nova * _crossings(value, value + min(k, room), thresholds)
                      for k in range(MAX_RAW))
-    base = worth(value, top)
-    return tuple(weight * (worth(value + min(k, room), top) - base)
+    base = worth(value, tau)
+    return tuple(weight * (worth(value + min(k, room), tau) - base)
                  + nova * _crossings(value, value + min(k, room), thresholds) for k in range(MAX_RAW))
 
 
@@ -91,22 +92,22 @@ def weakest_first(track: Sequence[int], top: int, thresholds: Sequence[int],
                        for colour, value in enumerate(track)))
 
 
-def worth(value: float, top: int) -> float:
-    """Strong: the worth of a colour at ``value`` on a track to ``top`` (concave: weak colours gain most)."""
-    tau = top / TAU_PARTS
+def scale(top: int) -> float:
+    """Return the strong worth's scale ``τ`` on a track to ``top``: a ``TAU_PARTS``-th of it."""
+    return top / TAU_PARTS
+
+
+def worth(value: float, tau: float) -> float:
+    """Strong: the worth of a colour at ``value`` for the scale ``tau`` (concave: weak colours gain most)."""
     return tau * (1.0 - math.exp(-value / tau))
 
 
 def balanced(track: Sequence[int], top: int, thresholds: Sequence[int], weights: Sequence[float] | None = None,
-             nova: float = STRONG_NOVA) -> Gains:
+             nova: float = STRONG_NOVA, tau: float | None = None) -> Gains:
     """Strong: the gain in ``worth`` per colour (times the colour's weight), plus ``nova`` per Supernova."""
-    return Gains(tuple(_row("worth", value, top, tuple(thresholds), 1.0 if weights is None else weights[colour], nova)
-                       for colour, value in enumerate(track)))
-
-
-def track_worth(track: Iterable[int], top: int) -> float:
-    """Return the strong level's worth of a whole track."""
-    return sum(worth(value, top) for value in track)
+    tau = scale(top) if tau is None else tau
+    return Gains(tuple(_row("worth", value, top, tuple(thresholds), 1.0 if weights is None else weights[colour], nova,
+                            tau) for colour, value in enumerate(track)))
 
 
 def raw_columns(scan: Analysis) -> tuple[tuple[int, ...], ...]:
@@ -216,3 +217,4 @@ def best_reply(pairs: Sequence[Pair], raws: tuple[tuple[int, ...], ...], gains: 
                 at = sums.index(found)
                 best = (found, cells[at], partners[at], first, second)
     return best
+
