@@ -1,6 +1,6 @@
 """`make bench`: rules speed and computer-player strength, measured (never asserted in tests).
 
-For every rule module and workshop: random 2-player games per second, and the strength ladder over
+For every rule module and variant (workshop, Spielart): random 2-player games per second, and the strength ladder over
 seeded 2-player games with alternating seats (strong vs normal, normal vs easy), with decision-time
 percentiles per level. Then the generic fallback (determinized Monte-Carlo, the policy of every game
 without one of its own) on one Speedmosaik config: against random play and against the dedicated easy
@@ -117,17 +117,20 @@ def percentile(values: list[float], fraction: float) -> float:
 
 
 def configs_to_measure(module: RuleModule, all_configs: bool) -> list[Json]:
+    """Return every config (``all_configs``), else the first config of each variant the game keeps a list for
+    (``GameSpec.variant_key``: Speedmosaik's workshops, Speedkoi's Spielart; one config for a game without)."""
     configs = module.valid_configs()
     if all_configs:
         return configs
+    key = module.spec.variant_key
     seen: set[str] = set()
-    first_per_workshop = []
+    first_per_variant = []
     for config in configs:
-        workshop = str(config.get("workshop", ""))
-        if workshop not in seen:
-            seen.add(workshop)
-            first_per_workshop.append(config)
-    return first_per_workshop
+        variant = str(config.get(key, "")) if key else ""
+        if variant not in seen:
+            seen.add(variant)
+            first_per_variant.append(config)
+    return first_per_variant
 
 
 def play_matches(pool: ProcessPoolExecutor, rules_id: str, config: Json, first: str, second: str,
@@ -192,7 +195,7 @@ def main() -> None:
     parser.add_argument("--ladder-games", type=int, default=200, help="0 skips the strength ladder")
     parser.add_argument("--fallback-games", type=int, default=40, help="0 skips the generic fallback")
     parser.add_argument("--fallback-level", default="normal", choices=LEVELS)
-    parser.add_argument("--all-configs", action="store_true", help="every option combination, not one per workshop")
+    parser.add_argument("--all-configs", action="store_true", help="every option combination, not one per variant")
     parser.add_argument("--only", default="", help="measure only configs whose text contains this")
     parser.add_argument("--workers", type=int, default=2)
     args = parser.parse_args()
