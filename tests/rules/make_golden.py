@@ -69,6 +69,24 @@ def play_golden(engine: Engine, config: Json, seed: bytes, seats: int) -> Json:
     return record
 
 
+def replay_golden(engine: Engine, record: Json) -> None:
+    """Replay a golden record and assert nothing drifted: the seat of every move, its effects, every view after
+    it, and the outcome."""
+    position = engine.start(record["config"], record["seats"], bytes.fromhex(record["seed"]))
+    assert views_hash(engine, position) == record["start_views_sha256"]
+    for number, move in enumerate(record["moves"], start=1):
+        assert move["seat"] in engine.must_act(position), f"move {number}: wrong seat"
+        step = engine.apply(position, move["seat"], move["move"])
+        position = step.position
+        assert sha256_json(step.effects) == move["effects_sha256"], f"move {number}: effects drifted"
+        assert views_hash(engine, position) == move["views_sha256"], f"move {number}: view drifted"
+    assert engine.is_over(position)
+    outcome = engine.outcome(position)
+    assert list(outcome.scores) == record["final_scores"]
+    assert list(outcome.places) == record["final_places"]
+    assert sha256_json(outcome.to_json()) == record["outcome_sha256"]
+
+
 def main() -> None:
     """Regenerate every golden file."""
     GOLDEN_DIR.mkdir(exist_ok=True)

@@ -9,8 +9,8 @@ import pytest
 
 from libs.rules import registry
 from libs.rules.protocol import Json
-from tests.rules.helpers import configs_of, sha256_json
-from tests.rules.make_golden import GOLDEN_DIR, golden_name, views_hash
+from tests.rules.helpers import configs_of
+from tests.rules.make_golden import GOLDEN_DIR, golden_name, replay_golden
 
 GOLDEN_FILES = sorted(GOLDEN_DIR.glob("*.json"))
 
@@ -28,17 +28,4 @@ def test_every_registered_game_and_workshop_has_a_golden_file() -> None:
 @pytest.mark.parametrize("path", GOLDEN_FILES, ids=lambda p: p.name)
 def test_golden_playthrough_replays_without_drift(path: Path) -> None:
     record: Json = json.loads(path.read_text(encoding="utf-8"))
-    engine = registry.engine(record["rules"])
-    position = engine.start(record["config"], record["seats"], bytes.fromhex(record["seed"]))
-    assert views_hash(engine, position) == record["start_views_sha256"]
-    for number, move in enumerate(record["moves"], start=1):
-        assert move["seat"] in engine.must_act(position), f"move {number}: wrong seat"
-        step = engine.apply(position, move["seat"], move["move"])
-        position = step.position
-        assert sha256_json(step.effects) == move["effects_sha256"], f"move {number}: effects drifted"
-        assert views_hash(engine, position) == move["views_sha256"], f"move {number}: view drifted"
-    assert engine.is_over(position)
-    outcome = engine.outcome(position)
-    assert list(outcome.scores) == record["final_scores"]
-    assert list(outcome.places) == record["final_places"]
-    assert sha256_json(outcome.to_json()) == record["outcome_sha256"]
+    replay_golden(registry.engine(record["rules"]), record)
