@@ -137,10 +137,7 @@ class SpeednovaPolicy(DeterminizedPolicy):
         """Return every placement with the level's value (strong: its best candidates after the look ahead)."""
         state: NovaState = situation.position.state
         seat, level = situation.seat, situation.level
-        raws = raw_columns(analysis(state.radius, state.cells))
-        track = state.tracks[state.track_of(seat)]
-        prefs = team.preferences(situation.view, seat) if state.teams else team.NO_PREFERENCES
-        gains = gains_for(level, state, track, prefs.weights)
+        raws, track, prefs, gains = _valuing(situation, state)
         options = placements(state, seat, raws)
         if not options:
             raise ValueError("the bot's seat has no placement")
@@ -237,10 +234,7 @@ class SpeednovaPolicy(DeterminizedPolicy):
         """Return swap and keep, valued by the rack's best placement now against racks drawn from the unseen tiles."""
         state: NovaState = situation.position.state
         seat, level = situation.seat, situation.level
-        raws = raw_columns(analysis(state.radius, state.cells))
-        track = state.tracks[state.track_of(seat)]
-        prefs = team.preferences(situation.view, seat) if state.teams else team.NO_PREFERENCES
-        gains = gains_for(level, state, track, prefs.weights)
+        raws, track, prefs, gains = _valuing(situation, state)
         pairs = [pair for pair in free_pairs(state.cells, state.radius)
                  if prefs.keep_free.isdisjoint((pair[0], pair[2]))] or free_pairs(state.cells, state.radius)
         rack = state.racks[seat]
@@ -268,3 +262,13 @@ class SpeednovaPolicy(DeterminizedPolicy):
 
 POLICY = SpeednovaPolicy()
 """Speednova's computer player (every seat count, teams and both solo variants)."""
+
+
+def _valuing(situation: Situation, state: NovaState) -> tuple[tuple[tuple[int, ...], ...], tuple[int, ...],
+                                                            team.Preferences, Gains]:
+    """Return what placements and swaps are valued with: per colour the raw points on every cell, the seat's
+    (team's) track, the team's preferences (none outside teams) and the level's value tables."""
+    raws = raw_columns(analysis(state.radius, state.cells))
+    track = state.tracks[state.track_of(situation.seat)]
+    prefs = team.preferences(situation.view, situation.seat) if state.teams else team.NO_PREFERENCES
+    return raws, track, prefs, gains_for(situation.level, state, track, prefs.weights)
