@@ -261,6 +261,12 @@ class GameSpec:
     """How an outcome becomes leaderboard points (``Outcome.leaderboard_points`` follows it)."""
     home: Home = field(default_factory=lambda: _no_home())
     """Solo modes, badges and the chat rule (``libs/rules/home.py``); none by default."""
+    open_moves: frozenset[str] = frozenset()
+    """Move keys whose legal values are too many to list (Speedspore's free trade offers).
+
+    A move holding one of these keys may be legal without being among ``legal_moves``, which lists a
+    canonical family of them; every other move a module accepts is listed. See docs/rules/protocol.md.
+    """
 
     @property
     def rules_id(self) -> str:
@@ -280,7 +286,7 @@ class GameSpec:
             "chance": self.chance.value, "simultaneous": self.simultaneous, "may_act": self.may_act,
             "undo_steps": self.undo_steps, "teams": self.teams, "timeout": self.timeout.value,
             "variant_key": self.variant_key, "variants": list(self.variants), "leaderboard": self.leaderboard.to_json(),
-            "home": self.home.to_json(),
+            "home": self.home.to_json(), "open_moves": sorted(self.open_moves),
         }
 
 
@@ -355,7 +361,10 @@ class RuleModule(Protocol):
         ...
 
     def legal_moves(self, state: Any, seat: int) -> list[Json]:
-        """Return every legal move of this seat in a deterministic order (empty if it has none)."""
+        """Return every legal move of this seat in a deterministic order (empty if it has none).
+
+        Moves with a key of ``spec.open_moves`` are the exception: a canonical family of them is listed.
+        """
         ...
 
     def apply(self, state: Any, seat: int, move: Json) -> tuple[Any, list[Json]]:

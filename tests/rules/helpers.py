@@ -55,6 +55,34 @@ def playable(module: RuleModule) -> Iterator[tuple[Json, int]]:
                 continue  # e.g. a team variant offered only for 4 seats
 
 
+FULL_PRODUCT_UP_TO = 21
+"""A module with at most this many (config, seats) cases is played in all of them (Speedmosaik has 21)."""
+
+
+def covering(module: RuleModule) -> list[tuple[Json, int]]:
+    """Return the (config, seats) cases a suite plays: all of them, or for a larger product a covering set.
+
+    Speedspore's three settings and three seat counts make 36 cases of long games; the covering set keeps
+    every value of every setting together with every seat count (each (setting = value, seats) pair is in
+    some case), picked greedily in the module's own order, so each setting value meets each table size.
+    """
+    cases = list(playable(module))
+    if len(cases) <= FULL_PRODUCT_UP_TO:
+        return cases
+
+    def pairs(case: tuple[Json, int]) -> set[tuple[str, str, int]]:
+        config, seats = case
+        return {(key, json.dumps(value), seats) for key, value in config.items()}
+
+    missing = set().union(*(pairs(case) for case in cases))
+    chosen: list[tuple[Json, int]] = []
+    while missing:
+        best = max(cases, key=lambda case: len(pairs(case) & missing))  # first of the best: deterministic
+        chosen.append(best)
+        missing -= pairs(best)
+    return chosen
+
+
 def case_id(module: RuleModule, config: Json, seats: int) -> str:
     """Return the pytest id of a (module, config, seats) case: ``speedmosaik@1-kachelwand-fest-ohne-2``."""
     return "-".join([module.rules_id, *map(str, config.values()), str(seats)])

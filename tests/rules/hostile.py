@@ -133,3 +133,19 @@ def is_plain_json(value: Any) -> bool:
     except (ValueError, TypeError, UnicodeEncodeError):
         return False
     return True
+
+
+def is_plain_open_move(value: Any) -> bool:
+    """Return True if ``value`` holds only objects, lists, strings and non-negative ints (an open move's material).
+
+    Open moves (``GameSpec.open_moves``) may be legal without being listed; they must then be this plain, so a
+    float, a boolean or a negative count never slips through as a number.
+    """
+    kind = type(value)
+    if kind is dict:
+        return all(type(key) is str and is_plain_open_move(item) for key, item in value.items())
+    if kind is list:
+        return all(is_plain_open_move(item) for item in value)
+    if kind is int:
+        return value >= 0
+    return kind is str
