@@ -26,6 +26,7 @@ from libs.rules.engine import Engine
 from libs.rules.protocol import Json, RuleModule
 from services.bot.policies import LEVELS, decide
 from services.bot.policies.registry import FALLBACK
+from tools import speedspore_bench
 
 TARGET_WIN_RATE = {("strong", "normal"): 0.65, ("normal", "easy"): 0.80}
 TARGET_P95_SECONDS = {"easy": 0.05, "normal": 0.05, "strong": 1.0}
@@ -197,9 +198,19 @@ def main() -> None:
     parser.add_argument("--fallback-level", default="normal", choices=LEVELS)
     parser.add_argument("--all-configs", action="store_true", help="every option combination, not one per variant")
     parser.add_argument("--only", default="", help="measure only configs whose text contains this")
+    parser.add_argument("--speed-games", type=int, default=20,
+                        help="random 4-player Speedspore and catanatron games per side and round; 0 skips")
+    parser.add_argument("--speed-rounds", type=int, default=5, help="interleaved rounds of --speed-games")
     parser.add_argument("--workers", type=int, default=2)
     args = parser.parse_args()
     misses: list[str] = []
+    if args.speed_games and (not args.only or args.only in speedspore_bench.LABEL):
+        # First, while the worker pool is idle: one process, the sides taking turns.
+        print(f"\n== {speedspore_bench.LABEL}", flush=True)
+        met, document = speedspore_bench.run(args.speed_games, args.speed_rounds)
+        if met is False:
+            ratio = document["ratio_ours_over_theirs"][speedspore_bench.TARGET_SIDE]["time_per_game"]
+            misses.append(f"{speedspore_bench.LABEL}: time per game ours/theirs {ratio:.2f} >= 1")
     with ProcessPoolExecutor(max_workers=args.workers) as pool:
         for module in registry.all_modules():
             for config in configs_to_measure(module, args.all_configs):
