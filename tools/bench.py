@@ -7,7 +7,9 @@ without one of its own) on one Speedmosaik config: against random play and again
 level. Targets (issue "Speedmosaik complete", "one bot contract"): strong wins >= 65 % against normal,
 normal >= 80 % against easy, a normal decision p95 <= 50 ms, a strong one <= 1 s (Speedkoi: 2 s; Speednova: normal
 100 ms, strong 2 s); the fallback wins
->= 80 % against random play with a decision p95 <= 1 s. Exits 1 on a miss.
+>= 80 % against random play with a decision p95 <= 1 s. Before all that, Speedspore's speed beside the
+catanatron package (tools/speedspore_bench.py, issue 12: random 4-player games, a game faster than
+catanatron's; ``--speed-games 0`` skips it). Exits 1 on a miss.
 
 Every game is played through the Engine (``registry.engine``), as the services do.
 """
