@@ -59,9 +59,13 @@ def sign_in(urls: dict[str, str], name: str) -> dict[str, str]:
 
 
 def choose(game: str, moves: list[dict[str, Any]], rng: random.Random) -> dict[str, Any]:
-    """A casual player's move: any legal move (in Speedmosaik, a pattern line rather than the floor)."""
+    """A casual player's move: any legal move (in Speedmosaik, a pattern line rather than the floor; in
+    Speedspore, no trade offers, and building before ending the turn)."""
     if game == "speedmosaik":
         moves = [m for m in moves if m.get("reihe") != 0] or moves
+    if game == "speedspore":
+        moves = [m for m in moves if "angebot" not in m] or moves
+        moves = [m for m in moves if {"faden", "fruchtkoerper", "turm", "mutation"} & set(m)] or moves
     return rng.choice(moves)
 
 
