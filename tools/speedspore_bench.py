@@ -47,6 +47,8 @@ MOVE_LIMIT = 200_000
 """A safety net only: no random game of ours should get near it before the turn limit."""
 OFFER_KEY = "angebot"
 """The move key of the active player's offer to the table (GameSpec.open_moves); answers only follow it."""
+ANSWER_KEYS = frozenset({"antwort", "gegenangebot"})
+"""The move keys of an answer to an open offer ("ja", "nein", a counter-offer)."""
 ROLL_EFFECT_KEYS = frozenset({"wurf"})
 """Effect keys that mark a roll of the dice in Speedspore's effects."""
 OUTPUT = Path(__file__).resolve().parent.parent / ".bench" / "speedspore.json"
@@ -120,7 +122,6 @@ def play_random_game(engine: Engine, config: Json, seed: bytes, offers: bool) ->
     position = engine.start(config, SEATS, seed)
     moves = rolls = offers_made = answers = 0
     spent = 0.0
-    offerer: int | None = None
     clock = time.perf_counter
     while not engine.is_over(position):
         if rolls >= TURN_LIMIT or moves >= MOVE_LIMIT:
@@ -140,10 +141,7 @@ def play_random_game(engine: Engine, config: Json, seed: bytes, offers: bool) ->
         moves += 1
         if _is_offer(move):
             offers_made += 1
-            offerer = seat
-        elif seat == offerer:
-            offerer = None  # the offerer traded, withdrew or went on: the offer's answers are over
-        elif offerer is not None:
+        elif not ANSWER_KEYS.isdisjoint(move):
             answers += 1
         rolls += sum(1 for effect in step.effects if effect.get("key") in ROLL_EFFECT_KEYS)
     return moves, rolls, offers_made, answers, True, spent
