@@ -129,5 +129,5 @@ CORNER_GULLY: tuple[int, ...] = tuple(
     for corner in range(len(CORNER_POINTS)))
 """Per corner the gully position it is connected to, or -1."""
 
-assert len(FIELD_AXIAL) == FIELD_COUNT and len(CORNER_POINTS) == CORNER_COUNT  # noqa: S101
-assert len(EDGE_CORNERS) == EDGE_COUNT and len(COAST_EDGES) == 30  # noqa: S101
+assert len(FIELD_AXIAL) == FIELD_COUNT and len(CORNER_POINTS) == CORNER_COUNT
+assert len(EDGE_CORNERS) == EDGE_COUNT and len(COAST_EDGES) == 30

@@ -1,0 +1,122 @@
+"""Where a seat may build: founding spots, threads, Fruchtkörper, towers, and its trading rates."""
+
+from __future__ import annotations
+
+from libs.rules.speedspore.board import (
+    CORNER_COUNT,
+    CORNER_EDGES,
+    CORNER_NEIGHBOURS,
+    EDGE_CORNERS,
+    EDGE_COUNT,
+    GULLY_CORNERS,
+)
+from libs.rules.speedspore.material import ANY, COSTS, KIND_COUNT, LIMITS
+from libs.rules.speedspore.state import SporeState
+
+PIECE_INDEX = {"faden": 0, "fruchtkoerper": 1, "turm": 2}
+
+
+def distance_ok(state: SporeState, corner: int) -> bool:
+    """True if the corner and all its neighbours are free of buildings (Abstandsregel)."""
+    owners = state.corner_owner
+    if owners[corner] != -1:
+        return False
+    return all(owners[other] == -1 for other in CORNER_NEIGHBOURS[corner])
+
+
+def founding_corners(state: SporeState) -> list[int]:
+    """Return the corners a founding Fruchtkörper may take (free, distance rule), ascending."""
+    return [corner for corner in range(CORNER_COUNT) if distance_ok(state, corner)]
+
+
+def founding_edges(state: SporeState, corner: int) -> list[int]:
+    """Return the free edges at ``corner`` (the founding thread's places), ascending."""
+    return [edge for edge in CORNER_EDGES[corner] if state.edge_owner[edge] == -1]
+
+
+def _reaches(state: SporeState, seat: int, corner: int) -> bool:
+    """True if the seat's network reaches ``corner`` so a thread may grow from it."""
+    owner = state.corner_owner[corner]
+    if owner == seat:
+        return True
+    if owner != -1:
+        return False  # never through a foreign Fruchtkörper or tower
+    edges = state.edge_owner
+    return any(edges[edge] == seat for edge in CORNER_EDGES[corner])
+
+
+def thread_ok(state: SporeState, seat: int, edge: int) -> bool:
+    """True if the seat may lay a thread on ``edge`` (free, connected to its network)."""
+    if state.edge_owner[edge] != -1:
+        return False
+    a, b = EDGE_CORNERS[edge]
+    return _reaches(state, seat, a) or _reaches(state, seat, b)
+
+
+def thread_spots(state: SporeState, seat: int) -> list[int]:
+    """Return the edges where the seat may lay a thread, ascending."""
+    edges = state.edge_owner
+    return [edge for edge in range(EDGE_COUNT) if edges[edge] == -1 and thread_ok(state, seat, edge)]
+
+
+def fk_ok(state: SporeState, seat: int, corner: int) -> bool:
+    """True if the seat may place a Fruchtkörper on ``corner`` (own thread there, distance rule)."""
+    if not distance_ok(state, corner):
+        return False
+    edges = state.edge_owner
+    return any(edges[edge] == seat for edge in CORNER_EDGES[corner])
+
+
+def fk_spots(state: SporeState, seat: int) -> list[int]:
+    """Return the corners where the seat may place a Fruchtkörper, ascending."""
+    return [corner for corner in range(CORNER_COUNT) if fk_ok(state, seat, corner)]
+
+
+def tower_spots(state: SporeState, seat: int) -> list[int]:
+    """Return the seat's own Fruchtkörper corners (a tower replaces one), ascending."""
+    return [corner for corner in range(CORNER_COUNT)
+            if state.corner_owner[corner] == seat and state.corner_level[corner] == 1]
+
+
+def pieces_left(state: SporeState, seat: int, build: str) -> int:
+    """Return how many pieces of this kind the seat still has (threads 15, Fruchtkörper 5, towers 4)."""
+    on_board = state.pieces[seat][PIECE_INDEX[build]]
+    return LIMITS[build] - on_board
+
+
+def spots(state: SporeState, seat: int, build: str) -> list[int]:
+    """Return where the seat may build (ignoring cost), [] if no piece is left."""
+    if build == "mutation":
+        return []
+    if pieces_left(state, seat, build) <= 0:
+        return []
+    if build == "faden":
+        return thread_spots(state, seat)
+    if build == "fruchtkoerper":
+        return fk_spots(state, seat)
+    return tower_spots(state, seat)
+
+
+def affordable(hand: tuple[int, ...], build: str) -> bool:
+    """True if the hand pays the build's cost."""
+    return all(have >= need for have, need in zip(hand, COSTS[build], strict=True))
+
+
+def rates(state: SporeState, seat: int) -> tuple[int, ...]:
+    """Return per resource kind the seat's best supply rate (4, 3 through a 3:1 gully, 2 through its own)."""
+    result = [4] * KIND_COUNT
+    owners = state.corner_owner
+    for gully, (a, b) in enumerate(GULLY_CORNERS):
+        if owners[a] == seat or owners[b] == seat:
+            kind = state.gullys[gully]
+            if kind == ANY:
+                result = [min(rate, 3) for rate in result]
+            else:
+                result[kind] = 2
+    return tuple(result)
+
+
+def connected(state: SporeState, gully: int) -> list[int]:
+    """Return the seats with a building at the gully's corners, ascending."""
+    owners = state.corner_owner
+    return sorted({owners[corner] for corner in GULLY_CORNERS[gully] if owners[corner] != -1})

@@ -1,0 +1,102 @@
+"""Rolling ("zufall": two seeded dice; "ausgeglichen": the 36 outcomes as a deck) and the harvest of a roll."""
+
+from __future__ import annotations
+
+from libs.rules.rng import SeededRng
+from libs.rules.speedspore.board import FIELD_CORNERS, FIELD_COUNT
+from libs.rules.speedspore.material import DESERT, KIND_COUNT
+from libs.rules.speedspore.state import SporeState, YieldLine, YieldRecord
+
+ALL_OUTCOMES: tuple[int, ...] = tuple(range(36))
+RESHUFFLE_AT = 5
+
+
+def shuffled_deck(seed: bytes, number: int) -> tuple[int, ...]:
+    """Return the dice deck of shuffle ``number`` (label ``speedspore/wuerfelstapel/<number>``)."""
+    return tuple(SeededRng(seed, f"speedspore/wuerfelstapel/{number}").shuffle(ALL_OUTCOMES))
+
+
+def roll(state: SporeState) -> tuple[tuple[int, int], tuple[int, ...], tuple[int, ...], int]:
+    """Return (dice, dice deck, dice seen, shuffles) after the next roll."""
+    if state.dice_mode == "zufall":
+        rng = SeededRng(state.seed, f"speedspore/wurf/{state.rolls + 1}")
+        return (rng.randbelow(6) + 1, rng.randbelow(6) + 1), (), (), state.shuffles
+    outcome = state.dice_deck[-1]
+    deck = state.dice_deck[:-1]
+    seen = (*state.dice_seen, outcome)
+    shuffles = state.shuffles
+    if len(deck) <= RESHUFFLE_AT:
+        shuffles += 1
+        deck, seen = shuffled_deck(state.seed, shuffles), ()
+    return (outcome // 6 + 1, outcome % 6 + 1), deck, seen, shuffles
+
+
+def harvest(state: SporeState, number: int, dice: tuple[int, int]
+            ) -> tuple[tuple[tuple[int, ...], ...], tuple[int, ...], YieldRecord]:
+    """Return (new hands, new supply, record) for a roll of ``number`` (not 7).
+
+    Each field with the number gives each adjacent Fruchtkörper 1 and each tower 2 of its kind, except the
+    mold's field. A kind the supply cannot pay in full goes to nobody, unless one seat alone is owed it:
+    that seat gets what is left.
+    """
+    seats = state.seats
+    owed = [[0] * KIND_COUNT for _ in range(seats)]
+    lines: list[list[YieldLine]] = [[] for _ in range(seats)]
+    mold: list[tuple[int, YieldLine]] = []
+    for field in range(FIELD_COUNT):
+        if state.numbers[field] != number or state.fields[field] == DESERT:
+            continue
+        kind = state.fields[field]
+        for corner in FIELD_CORNERS[field]:
+            owner = state.corner_owner[corner]
+            if owner == -1:
+                continue
+            level = state.corner_level[corner]
+            line: YieldLine = (field, number, kind, level, level == 2)
+            if field == state.mold:
+                mold.append((owner, line))
+            else:
+                owed[owner][kind] += level
+                lines[owner].append(line)
+    supply = list(state.supply)
+    hands = [list(hand) for hand in state.hands]
+    short: list[int] = []
+    partial: list[tuple[int, int, int, int]] = []
+    for kind in range(KIND_COUNT):
+        total = sum(owed[seat][kind] for seat in range(seats))
+        if total == 0:
+            continue
+        if total <= supply[kind]:
+            for seat in range(seats):
+                hands[seat][kind] += owed[seat][kind]
+            supply[kind] -= total
+            continue
+        takers = [seat for seat in range(seats) if owed[seat][kind]]
+        if len(takers) == 1:
+            seat = takers[0]
+            got = supply[kind]
+            hands[seat][kind] += got
+            supply[kind] = 0
+            partial.append((kind, seat, owed[seat][kind], got))
+            lines[seat] = _cap(lines[seat], kind, got)
+        else:
+            short.append(kind)
+            for seat in takers:
+                lines[seat] = [line for line in lines[seat] if line[2] != kind]
+    record = YieldRecord(roll=state.rolls + 1, dice=dice, received=tuple(tuple(seat) for seat in lines),
+                         mold=tuple(mold), short=tuple(short), partial=tuple(partial))
+    return tuple(tuple(hand) for hand in hands), tuple(supply), record
+
+
+def _cap(lines: list[YieldLine], kind: int, got: int) -> list[YieldLine]:
+    """Return the lines of ``kind`` cut down to ``got`` resources in all (others unchanged)."""
+    result: list[YieldLine] = []
+    for line in lines:
+        if line[2] != kind:
+            result.append(line)
+            continue
+        amount = min(line[3], got)
+        got -= amount
+        if amount:
+            result.append((line[0], line[1], line[2], amount, line[4]))
+    return result

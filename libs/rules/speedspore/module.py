@@ -1,0 +1,122 @@
+"""The Speedspore rule module (``speedspore@1``): the protocol's calls, each sent to its rule function."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from libs.rules.protocol import Chance, GameSpec, Hidden, IllegalMove, Json, Outcome, Pending, RulesBase, TimeoutRule
+from libs.rules.rng import SeededRng
+from libs.rules.speedspore import config as settings
+from libs.rules.speedspore import rules, scoring
+from libs.rules.speedspore.material import GAME
+from libs.rules.speedspore.setup import new_game
+from libs.rules.speedspore.state import ENDE, SporeState
+from libs.rules.speedspore.view import make_view, state_from_view
+
+SPEC = GameSpec(
+    game=GAME,
+    version=1,
+    title="Speedspore",
+    seat_counts=(2, 3, 4),
+    hidden=frozenset({Hidden.HAND, Hidden.OWN_POINTS, Hidden.SUPPLY}),
+    chance=Chance.DURING_PLAY,
+    simultaneous=True,
+    may_act=False,
+    undo_steps=3,
+    timeout=TimeoutRule.GAME_CHOOSES,
+    variant_key=None,
+    leaderboard=scoring.LEADERBOARD,
+    open_moves=frozenset({"angebot", "gegenangebot", "tausch"}),
+)
+"""Speedspore: 2–4 seats (solo: one human and 1–3 computers), hidden hands, Funde and decks, dice during
+play, discards and offer answers at once, "Zurück" up to three builds or supply trades, timeouts chosen by
+the game (roll, end the turn, a fixed choice, "nein")."""
+
+
+def _state(state: Any) -> SporeState:
+    if type(state) is not SporeState:
+        raise TypeError("not a Speedspore state")
+    return state
+
+
+class Speedspore(RulesBase):
+    """Speedspore rules, version 1."""
+
+    spec = SPEC
+
+    def valid_configs(self) -> list[Json]:
+        """Return all 12 settings combinations."""
+        return settings.valid_configs()
+
+    def settings_options(self) -> Json:
+        """Return the settings a table can choose."""
+        return settings.options()
+
+    def normalize_config(self, config: Json, seats: int) -> Json:
+        """Return the full config; raise ConfigError with a German reason."""
+        return settings.normalize(config)
+
+    def setup(self, config: Json, seats: int, seed: bytes) -> SporeState:
+        """Return the first state (founding, Platz 1 first) laid out from ``seed``."""
+        return new_game(settings.normalize(config), seats, bytes(seed))
+
+    def pending(self, state: Any) -> tuple[Pending, ...]:
+        """Return the seats that must decide."""
+        return rules.pending(_state(state))
+
+    def legal_moves(self, state: Any, seat: int) -> list[Json]:
+        """Return the seat's legal moves (offers: a canonical family)."""
+        state = _state(state)
+        if not rules.is_pending(state, seat):
+            return []
+        return rules.legal_moves(state, seat)
+
+    def apply(self, state: Any, seat: int, move: Json) -> tuple[Any, list[Json]]:
+        """Return the new state and its effects; raise IllegalMove and leave the input as it was."""
+        state = _state(state)
+        if not rules.is_pending(state, seat):
+            raise IllegalMove("Du bist gerade nicht am Zug.", "not_your_turn")
+        return rules.apply(state, seat, move)
+
+    def undoable(self, state: Any, seat: int, move: Json) -> bool:
+        """True for builds and supply trades."""
+        return rules.undoable(_state(state), seat, move)
+
+    def preview(self, state: Any, seat: int, move: Json) -> Json:
+        """Return what the move does to the seat's own hand and points (refused like ``apply``)."""
+        state = _state(state)
+        if not rules.is_pending(state, seat):
+            raise IllegalMove("Du bist gerade nicht am Zug.", "not_your_turn")
+        if "wuerfeln" in move or ("schimmel" in move and "opfer" in move):
+            rules.apply(state, seat, move)  # refuses what apply refuses; the result (chance) is not shown
+            return {"zufall": True}
+        new, _ = rules.apply(state, seat, move)
+        return {"zufall": False, "punkte": scoring.points(new, seat), "hand": list(new.hands[seat]),
+                "mutationen": len(new.cards[seat])}
+
+    def view(self, state: Any, seat: int | None) -> Json:
+        """Return what the seat may see."""
+        return make_view(_state(state), seat, self.rules_id)
+
+    def is_over(self, state: Any) -> bool:
+        """Return True once the game has ended."""
+        return _state(state).phase == ENDE
+
+    def outcome(self, state: Any) -> Outcome:
+        """Return places, scores, Rechenweg and leaderboard points; ValueError while running."""
+        return scoring.outcome(_state(state))
+
+    def determinize(self, view: Json, seat: int, rng: SeededRng) -> SporeState:
+        """Return a full state matching the seat's view; hidden parts sampled anew."""
+        if view.get("spiel") != GAME:
+            raise ValueError("not a Speedspore view")
+        return state_from_view(view, seat, rng)
+
+    def timeout_move(self, state: Any, seat: int) -> Json | None:
+        """Return the move made for a seat whose think time ran out."""
+        return rules.timeout_move(_state(state), seat)
+
+
+MODULE = Speedspore()
+
+__all__ = ["MODULE", "SPEC", "Speedspore"]

@@ -1,0 +1,72 @@
+"""Weitestes Geflecht (longest trail of own threads) and Größte Sporenwolke (most Sporenwolken played)."""
+
+from __future__ import annotations
+
+from libs.rules.speedspore.board import CORNER_EDGES, EDGE_CORNERS, EDGE_COUNT
+from libs.rules.speedspore.material import GEFLECHT_MIN, WOLKE, WOLKE_MIN
+from libs.rules.speedspore.state import SporeState
+
+
+def longest_trail(edge_owner: tuple[int, ...], corner_owner: tuple[int, ...], seat: int) -> int:
+    """Return the seat's longest trail: own threads joined end to end, no thread twice, never through a
+    corner where another seat has a building."""
+    own = [edge for edge in range(EDGE_COUNT) if edge_owner[edge] == seat]
+    if not own:
+        return 0
+    best = 0
+    used: set[int] = set()
+
+    def walk(corner: int, length: int) -> None:
+        nonlocal best
+        if length > best:
+            best = length
+        owner = corner_owner[corner]
+        if owner != -1 and owner != seat:
+            return
+        for edge in CORNER_EDGES[corner]:
+            if edge_owner[edge] == seat and edge not in used:
+                used.add(edge)
+                a, b = EDGE_CORNERS[edge]
+                walk(b if a == corner else a, length + 1)
+                used.discard(edge)
+
+    for edge in own:
+        a, b = EDGE_CORNERS[edge]
+        used.add(edge)
+        walk(a, 1)
+        walk(b, 1)
+        used.discard(edge)
+    return best
+
+
+def trails(state: SporeState) -> tuple[int, ...]:
+    """Return every seat's longest trail."""
+    return tuple(longest_trail(state.edge_owner, state.corner_owner, seat) for seat in range(state.seats))
+
+
+def longest_holder(holder: int, lengths: tuple[int, ...]) -> int:
+    """Return who holds Weitestes Geflecht after a change: the holder keeps it while at least 5 and nobody is
+    longer; else the one seat alone in front with at least 5 takes it; several tied in front: nobody."""
+    best = max(lengths)
+    if holder != -1 and lengths[holder] >= GEFLECHT_MIN and lengths[holder] >= best:
+        return holder
+    if best < GEFLECHT_MIN:
+        return -1
+    leaders = [seat for seat, length in enumerate(lengths) if length == best]
+    return leaders[0] if len(leaders) == 1 else -1
+
+
+def clouds(state: SporeState, seat: int) -> int:
+    """Return how many Sporenwolken the seat has played."""
+    return state.played[seat].count(WOLKE)
+
+
+def largest_holder(state: SporeState, seat: int) -> int:
+    """Return who holds Größte Sporenwolke after ``seat`` played one: first to 3, more takes it."""
+    holder = state.largest_holder
+    mine = clouds(state, seat)
+    if mine < WOLKE_MIN or holder == seat:
+        return holder
+    if holder == -1 or mine > clouds(state, holder):
+        return seat
+    return holder
