@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from libs.rules import registry as rules
 from libs.rules.protocol import Json
-from services.bot.policies import montecarlo, speedkoi_bots, speedmosaik, speednova_bots
+from services.bot.policies import montecarlo, speedkoi_bots, speedmosaik, speednova_bots, speedspore_bots
 from services.bot.policies.contract import Policy
 
 FALLBACK = montecarlo.POLICY
@@ -52,5 +52,6 @@ for _workshop, _policy in speedmosaik.WORKSHOP_POLICIES.items():
     register(speedmosaik.GAME, _policy, variant=_workshop)
 register(speednova_bots.GAME, speednova_bots.POLICY)
 register(speedkoi_bots.GAME, speedkoi_bots.POLICY)
+register(speedspore_bots.GAME, speedspore_bots.POLICY)
 
 __all__ = ["FALLBACK", "dedicated", "policy_for", "register", "variant_of"]
