@@ -49,8 +49,8 @@ OFFER_KEY = "angebot"
 """The move key of the active player's offer to the table (GameSpec.open_moves); answers only follow it."""
 ANSWER_KEYS = frozenset({"antwort", "gegenangebot"})
 """The move keys of an answer to an open offer ("ja", "nein", a counter-offer)."""
-ROLL_EFFECT_KEYS = frozenset({"wurf"})
-"""Effect keys that mark a roll of the dice in Speedspore's effects."""
+ROLL_KEY = "wuerfeln"
+"""The move key of a roll of the dice."""
 OUTPUT = Path(__file__).resolve().parent.parent / ".bench" / "speedspore.json"
 CATANATRON = "catanatron"
 OURS = "speedspore"
@@ -135,15 +135,15 @@ def play_random_game(engine: Engine, config: Json, seed: bytes, offers: bool) ->
             legal = [move for move in legal if not _is_offer(move)]
         move = legal[rng.randbelow(len(legal))]
         began = clock()
-        step = engine.apply(position, seat, move)
+        position = engine.apply(position, seat, move).position
         spent += clock() - began
-        position = step.position
         moves += 1
         if _is_offer(move):
             offers_made += 1
         elif not ANSWER_KEYS.isdisjoint(move):
             answers += 1
-        rolls += sum(1 for effect in step.effects if effect.get("key") in ROLL_EFFECT_KEYS)
+        if ROLL_KEY in move:
+            rolls += 1
     return moves, rolls, offers_made, answers, True, spent
 
 
