@@ -215,13 +215,17 @@ def cost_reason(state: SporeState, seat: int, build: str) -> Json | None:
     „Es fehlen 2 Mineralien – auch mit Tausch nicht genug.“ (with the kind the supply lacks named).
     """
     hand = state.hands[seat]
-    lacking = missing(hand, build)
-    if not any(lacking):
+    if not any(missing(hand, build)):
         return None
+    seat_rates = rates(state, seat)
+    return _cost_reason(state, build, hand, seat_rates, plan_for(hand, build, seat_rates, state.supply))
+
+
+def _cost_reason(state: SporeState, build: str, hand: tuple[int, ...], seat_rates: tuple[int, ...],
+                 plan: tuple[Trade, ...] | None) -> Json:
+    lacking = missing(hand, build)
     words = _join([_amount_words(count, kind) for kind, count in enumerate(lacking) if count])
     verb = "fehlt" if sum(lacking) == 1 else "fehlen"
-    seat_rates = rates(state, seat)
-    plan = plan_for(hand, build, seat_rates, state.supply)
     params: Json = {"bau": build, "fehlt": {KINDS[kind]: count for kind, count in enumerate(lacking) if count}}
     if plan:
         params["tausch"] = _trade_detail(plan, seat_rates)
@@ -262,6 +266,7 @@ def what_goes(state: SporeState, seat: int) -> list[Json] | None:
     if state.current != seat or state.phase == ENDE:
         return None
     seat_rates = rates(state, seat)
+    hand = state.hands[seat]
     entries: list[Json] = []
     for build in BUILDS:
         name = BUILD_NAMES[build]
@@ -275,7 +280,7 @@ def what_goes(state: SporeState, seat: int) -> list[Json] | None:
                                         {"bau": build, "status": GEHT_NICHT})
             entries.append(entry)
             continue
-        plan = plan_for(state.hands[seat], build, seat_rates, state.supply)
+        plan = plan_for(hand, build, seat_rates, state.supply)
         where = "" if places is None else (" (1 Platz)" if places == 1 else f" ({places} Plätze)")
         if plan == ():
             entry["status"] = BAUBAR
@@ -285,14 +290,13 @@ def what_goes(state: SporeState, seat: int) -> list[Json] | None:
             entry["status"] = MIT_TAUSCH
             entry["tausch"] = trades_json(plan)
             entry["gibt"] = sum(seat_rates[give] for give, _ in plan)
-            entry["grund"] = cost_reason(state, seat, build)
+            entry["grund"] = _cost_reason(state, build, hand, seat_rates, plan)
             words = trade_words(plan, seat_rates)
             entry["text"] = phrase_json("speedspore.geht.zeile.tausch", f"{name}: mit Tausch{where} – {words}",
                                         {"bau": build, "status": MIT_TAUSCH, "plaetze": places,
                                          "tausch": _trade_detail(plan, seat_rates)})
         else:
-            reason = cost_reason(state, seat, build)
-            assert reason is not None  # plan None: cards are missing
+            reason = _cost_reason(state, build, hand, seat_rates, plan)
             entry["status"] = GEHT_NICHT
             entry["grund"] = reason
             entry["text"] = phrase_json("speedspore.geht.zeile.nicht", f"{name}: geht nicht – {reason['text']}",
