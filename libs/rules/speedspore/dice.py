@@ -33,7 +33,7 @@ def roll(state: SporeState) -> tuple[tuple[int, int], tuple[int, ...], tuple[int
 
 def harvest(state: SporeState, number: int, dice: tuple[int, int]
             ) -> tuple[tuple[tuple[int, ...], ...], tuple[int, ...], YieldRecord]:
-    """Return (new hands, new supply, record) for a roll of ``number`` (not 7).
+    """Return (new hands, new supply, record) for a roll of ``number`` (not 7); ``state.rolls`` counts it already.
 
     Each field with the number gives each adjacent Fruchtkörper 1 and each tower 2 of its kind, except the
     mold's field. A kind the supply cannot pay in full goes to nobody, unless one seat alone is owed it:
@@ -83,7 +83,7 @@ def harvest(state: SporeState, number: int, dice: tuple[int, int]
             short.append(kind)
             for seat in takers:
                 lines[seat] = [line for line in lines[seat] if line[2] != kind]
-    record = YieldRecord(roll=state.rolls + 1, dice=dice, received=tuple(tuple(seat) for seat in lines),
+    record = YieldRecord(roll=state.rolls, dice=dice, received=tuple(tuple(seat) for seat in lines),
                          mold=tuple(mold), short=tuple(short), partial=tuple(partial))
     return tuple(tuple(hand) for hand in hands), tuple(supply), record
 

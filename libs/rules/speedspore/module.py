@@ -87,7 +87,7 @@ class Speedspore(RulesBase):
         state = _state(state)
         if not rules.is_pending(state, seat):
             raise IllegalMove("Du bist gerade nicht am Zug.", "not_your_turn")
-        if "wuerfeln" in move or ("schimmel" in move and "opfer" in move):
+        if "wuerfeln" in move or "mutation" in move or ("schimmel" in move and "opfer" in move):
             rules.apply(state, seat, move)  # refuses what apply refuses; the result (chance) is not shown
             return {"zufall": True}
         new, _ = rules.apply(state, seat, move)
