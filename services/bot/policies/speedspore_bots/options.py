@@ -60,6 +60,8 @@ CLOSE_TO_WIN = 2
 """A seat this many points (public) from the target gets no help: no trade with it."""
 LEADER_SHARE = 0.25
 """Per point a trade partner is ahead of the seat, the share of the trade's value it counts as help given."""
+STRONG_HELP = 0.0
+"""The strong level counts every trade's help to its partner this much against it (a trade helps both)."""
 MUTATION_DECK_VALUE = (14 * 1.8 + 5 * 6.0 + 2 * 2.5 + 2 * 3.0 + 2 * 2.5) / 25
 """What a mutation card bought blind is worth (deck mix: 14 Sporenwolken, 5 Funde, 2+2+2 others)."""
 
@@ -258,7 +260,10 @@ def helping_cost(table: Table, partner: int, gain: float) -> float:
     if points >= table.target - CLOSE_TO_WIN:
         return WIN
     ahead = points - table.points
-    return max(0.0, ahead) * LEADER_SHARE * max(1.0, abs(gain))
+    cost = max(0.0, ahead) * LEADER_SHARE * max(1.0, abs(gain))
+    if table.level == "strong":
+        cost += STRONG_HELP
+    return cost
 
 
 def answer_value(table: Table, give: tuple[int, ...], take: tuple[int, ...], partner: int) -> float:

@@ -64,7 +64,7 @@ def counter_offer(state: SporeState, seat: int, level: str) -> Json | None:
     offer = state.offer
     if offer is None or level == "easy":
         return None
-    table = table_of(state, seat)
+    table = table_of(state, seat, level)
     hand = state.hands[seat]
     best: tuple[float, Json] | None = None
     for give in range(5):
@@ -98,7 +98,7 @@ class SpeedsporePolicy(DeterminizedPolicy):
             return [Candidate(moves[0], 0.0, Option(moves[0], 0.0, "einzig"))]
         if state.phase == "wurf" and len(moves) >= 1 and not any("ausspielen" in m for m in moves):
             return [Candidate(moves[0], 0.0, Option(moves[0], 0.0, "wuerfeln"))]
-        table = table_of(state, seat)
+        table = table_of(state, seat, level)
         options = options_for(table, moves)
         if level == "strong":
             options = self._strong(situation, state, options)
@@ -141,7 +141,7 @@ class SpeedsporePolicy(DeterminizedPolicy):
         samples = 1
         for index in range(1, STRONG_SAMPLES):
             sample = engine.determinize(view, seat, situation.rng.derive(f"determinize-{index}"))
-            table = table_of(sample, seat)
+            table = table_of(sample, seat, situation.level)
             for number, option in enumerate(options_for(table, [o.move for o in options if o.move is not None])):
                 totals[number] += option.value
             samples += 1

@@ -79,7 +79,7 @@ def strong_founding(state: SporeState, seat: int, options: list[Option]) -> list
 
 
 def _with_first(state: SporeState, seat: int, corner: int) -> Table:
-    table = table_of(state, seat)
+    table = table_of(state, seat, "strong")
     production = [0.0] * KIND_COUNT
     for kind, pips in corner_pips(state, corner, skip_mold=False):
         production[kind] += pips
@@ -87,11 +87,11 @@ def _with_first(state: SporeState, seat: int, corner: int) -> Table:
     return table
 
 
-def position_value(state: SporeState, seat: int) -> float:
+def position_value(state: SporeState, seat: int, level: str = "strong") -> float:
     """Return what the position is worth to the seat: points, production, reach, hand and cards."""
     if state.phase == ENDE:
         return WIN if state.winner == seat else -WIN
-    table = table_of(state, seat)
+    table = table_of(state, seat, level)
     value = table.points * table.vp_weight
     value += sum(table.production[k] * table.kind_weight[k] for k in range(KIND_COUNT)) * table.pip_weight
     value += network_value(table, table.distance)

@@ -56,6 +56,9 @@ VP = 6.0
 """What one victory point is worth, in resource cards (more towards the end: ``Table.vp_weight``)."""
 PIP = 0.75
 """What one pip of production is worth at the start, in cards (less towards the end: ``Table.pip_weight``)."""
+PIP_BY_LEVEL = {"strong": 1.3}
+"""The strong level's weight of production: measured on the ladder, growing first and building later wins
+more games than the normal level's balance (``PIP``)."""
 WIN = 1000.0
 """A move that wins the game now."""
 SEVEN_SHARE = {2: 1 / 6, 3: 11 / 36, 4: 0.42}
@@ -77,10 +80,7 @@ REACH_DECAY = 0.6
 
 def public_points(state: SporeState, seat: int) -> int:
     """Return the seat's victory points as everyone sees them (buildings and the two special cards)."""
-    points = 0
-    for corner in range(CORNER_COUNT):
-        if state.corner_owner[corner] == seat:
-            points += state.corner_level[corner]
+    points = state.pieces[seat][1] + 2 * state.pieces[seat][2]
     if state.longest_holder == seat:
         points += SPECIAL_POINTS
     if state.largest_holder == seat:
@@ -121,6 +121,8 @@ class Table:
     """Every seat's public points (the seat's own too)."""
     stage: float
     """0 at the start … 1 when the seat is at the target."""
+    level: str = "normal"
+    """The level deciding (the strong level trades more carefully)."""
     plan: list[tuple[str, float]] = field(default_factory=list)
     """The builds the hand plans for (``goals``), with their weights."""
     distance: dict[int, int] = field(default_factory=dict)
@@ -134,8 +136,8 @@ class Table:
 
     @property
     def pip_weight(self) -> float:
-        """What a pip of production is worth now (the later, the less)."""
-        return PIP * max(0.25, 1.0 - 0.8 * self.stage)
+        """What a pip of production is worth now (the later, the less; the strong level values it higher)."""
+        return PIP_BY_LEVEL.get(self.level, PIP) * max(0.25, 1.0 - 0.8 * self.stage)
 
     @property
     def target(self) -> int:
@@ -152,7 +154,7 @@ def _island_weights(state: SporeState) -> list[float]:
     return [min(1.5, max(0.75, (mean / total) ** 0.5)) if total else 1.5 for total in totals]
 
 
-def table_of(state: SporeState, seat: int) -> Table:
+def table_of(state: SporeState, seat: int, level: str = "normal") -> Table:
     """Return what a decision of ``seat`` reads: production, weights, rates, points, where it may settle."""
     production = [0.0] * KIND_COUNT
     for corner in range(CORNER_COUNT):
@@ -167,7 +169,7 @@ def table_of(state: SporeState, seat: int) -> Table:
     points = own_points(state, seat)
     others = tuple(public_points(state, other) for other in range(state.seats))
     table = Table(state, seat, production, weights, rates(state, seat), points, others,
-                  min(1.0, points / max(1, state.target)))
+                  min(1.0, points / max(1, state.target)), level)
     table.distance = settle_distances(state, seat)
     table.spot_values = {corner: corner_value(table, corner) for corner in table.distance}
     table.plan = goals(table)
