@@ -167,14 +167,22 @@ def state_from_view(view: Json, seat: int, rng: SeededRng) -> SporeState:
     for cards_played in played:
         for card in cards_played:
             unseen.remove(card)
+    shown = [[CARD_INDEX[name] for name in player["funde"] or ()] if other != seat else []
+             for other, player in enumerate(players)]  # revealed at the end
+    for revealed in shown:
+        for card in revealed:
+            unseen.remove(card)
     unseen = rng.derive("mutationen").shuffle(unseen)
+    if view["beendet"]:  # the Funde are all revealed: the rest of the unseen cards hold none
+        unseen = [card for card in unseen if card < 4] + [card for card in unseen if card >= 4]
+        unseen.reverse()
     mutation_hands: list[tuple[int, ...]] = []
     for other in range(seats):
         if other == seat:
             mutation_hands.append(mine)
             continue
-        count = int(players[other]["mutationen"])
-        mutation_hands.append(tuple(sorted(unseen.pop() for _ in range(count))))
+        count = int(players[other]["mutationen"]) - len(shown[other])
+        mutation_hands.append(tuple(sorted([*shown[other], *(unseen.pop() for _ in range(count))])))
     deck = tuple(unseen)
     current = int(view["dran"])
     if current == seat:
