@@ -795,7 +795,14 @@ def timeout_move(state: SporeState, seat: int) -> Json | None:
 
 
 def undoable(state: SporeState, seat: int, move: Json) -> bool:
-    """True for builds (threads, Fruchtkörper, towers, with their supply trades) and supply trades."""
+    """True for builds (threads, Fruchtkörper, towers, with their supply trades) and supply trades, unless the
+    build wins the game."""
     if state.phase != HAUPT or seat != state.current:
         return False
-    return "vorrat" in move or any(key in move for key in ("faden", "fruchtkoerper", "turm"))
+    if not ("vorrat" in move or any(key in move for key in ("faden", "fruchtkoerper", "turm"))):
+        return False
+    try:
+        after, _ = apply(state, seat, move)
+    except IllegalMove:
+        return False
+    return after.phase != ENDE  # a build that wins ends the game: nothing to take back
