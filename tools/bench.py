@@ -3,11 +3,11 @@
 For every rule module and variant (workshop, Spielart): random 2-player games per second, and the strength ladder over
 seeded 2-player games with alternating seats (strong vs normal, normal vs easy), with decision-time
 percentiles per level; Speedspore's ladder is played at 4 seats, one seat of the stronger level against three
-of the weaker (``LADDER_SEATS``, targets in ``GAME_TARGET_WIN_RATE``). Then the generic fallback (determinized Monte-Carlo, the policy of every game
-without one of its own) on one Speedmosaik config: against random play and against the dedicated easy
-level. Targets (issue "Speedmosaik complete", "one bot contract"): strong wins >= 65 % against normal,
-normal >= 80 % against easy, a normal decision p95 <= 50 ms, a strong one <= 1 s (Speedkoi: 2 s; Speednova: normal
-100 ms, strong 2 s); the fallback wins
+of the weaker (``LADDER_SEATS``, targets in ``GAME_TARGET_WIN_RATE``). Then the generic fallback (determinized
+Monte-Carlo, the policy of every game without one of its own) on one Speedmosaik config: against random play
+and against the dedicated easy level. Targets (issue "Speedmosaik complete", "one bot contract"): strong wins
+>= 65 % against normal, normal >= 80 % against easy, a normal decision p95 <= 50 ms, a strong one <= 1 s
+(Speedkoi: 2 s; Speednova and Speedspore: normal 100 ms, strong 2 s); the fallback wins
 >= 80 % against random play with a decision p95 <= 1 s. Before all that, Speedspore's speed beside the
 catanatron package (tools/speedspore_bench.py, issue 12: random 4-player games, a game faster than
 catanatron's; ``--speed-games 0`` skips it). Exits 1 on a miss.
@@ -112,8 +112,11 @@ def match_game(rules_id: str, config: Json, first: str, second: str, number: int
     result = MatchResult(score=0.0)
     turn = 0
     while not engine.is_over(position):
-        # Every seat that must act decides in turn (several at once at a free-wall round end).
-        seat = engine.must_act(position)[0]
+        # Every seat that must act decides in turn (several at once at a free-wall round end). At a bigger table
+        # the last listed first: Speedspore lists the answers to an open offer after the offering seat, which
+        # would otherwise have to move on before anyone answered.
+        must = engine.must_act(position)
+        seat = must[-1] if seats > 2 else must[0]
         legal = engine.legal_moves(position, seat)
         started = time.perf_counter()
         move = _move(engine, players[seat], engine.view(position, seat), seat, rng.derive(str(turn)), legal)

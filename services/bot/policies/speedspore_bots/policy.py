@@ -39,7 +39,7 @@ from services.bot.policies.speedspore_bots.values import WIN, table_of
 
 __all__ = ["EASY_NOISE", "POLICY", "STRONG_CANDIDATES", "STRONG_SAMPLES", "SpeedsporePolicy", "counter_offer"]
 
-EASY_NOISE = 4.0
+EASY_NOISE = 5.0
 """Spread of the easy level's noise, in cards: it often takes a clearly worse move, never a losing one."""
 STRONG_SAMPLES = 4
 """Determinizations the strong level averages over where hidden hands matter (Netzsog, robbing, answers)."""

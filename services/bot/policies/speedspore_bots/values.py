@@ -59,6 +59,9 @@ PIP = 0.75
 PIP_BY_LEVEL = {"strong": 1.3}
 """The strong level's weight of production: measured on the ladder, growing first and building later wins
 more games than the normal level's balance (``PIP``)."""
+PIP_FADE = {"strong": 0.0}
+"""How much production loses of its weight as the seat nears the target (normal: 80 %); the strong level
+keeps it (measured: a fading weight won clearly fewer of its games)."""
 WIN = 1000.0
 """A move that wins the game now."""
 SEVEN_SHARE = {2: 1 / 6, 3: 11 / 36, 4: 0.42}
@@ -137,7 +140,7 @@ class Table:
     @property
     def pip_weight(self) -> float:
         """What a pip of production is worth now (the later, the less; the strong level values it higher)."""
-        return PIP_BY_LEVEL.get(self.level, PIP) * max(0.25, 1.0 - 0.8 * self.stage)
+        return PIP_BY_LEVEL.get(self.level, PIP) * max(0.25, 1.0 - PIP_FADE.get(self.level, 0.8) * self.stage)
 
     @property
     def target(self) -> int:
