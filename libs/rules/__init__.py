@@ -14,15 +14,18 @@ from libs.rules.rng import SeededRng
 from libs.rules.speedkoi import MODULE as SPEEDKOI
 from libs.rules.speedmosaik import MODULE as SPEEDMOSAIK
 from libs.rules.speednova import MODULE as SPEEDNOVA
+from libs.rules.speedspore import MODULE as SPEEDSPORE
 
 registry.register(SPEEDMOSAIK)
 registry.register(SPEEDKOI)
 registry.register(SPEEDNOVA)
+registry.register(SPEEDSPORE)
 
 __all__ = [
     "SPEEDKOI",
     "SPEEDMOSAIK",
     "SPEEDNOVA",
+    "SPEEDSPORE",
     "ComputationLine",
     "ConfigError",
     "IllegalMove",

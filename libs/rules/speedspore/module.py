@@ -7,7 +7,8 @@ from typing import Any
 from libs.rules.protocol import Chance, GameSpec, Hidden, IllegalMove, Json, Outcome, Pending, RulesBase, TimeoutRule
 from libs.rules.rng import SeededRng
 from libs.rules.speedspore import config as settings
-from libs.rules.speedspore import rules, scoring
+from libs.rules.speedspore import previews, rules, scoring
+from libs.rules.speedspore.home import HOME
 from libs.rules.speedspore.material import GAME
 from libs.rules.speedspore.setup import new_game
 from libs.rules.speedspore.state import ENDE, SporeState
@@ -27,6 +28,7 @@ SPEC = GameSpec(
     variant_key=None,
     leaderboard=scoring.LEADERBOARD,
     open_moves=frozenset({"angebot", "gegenangebot", "tausch"}),
+    home=HOME,
 )
 """Speedspore: 2–4 seats (solo: one human and 1–3 computers), hidden hands, Funde and decks, dice during
 play, discards and offer answers at once, "Zurück" up to three builds or supply trades, timeouts chosen by
@@ -83,16 +85,13 @@ class Speedspore(RulesBase):
         return rules.undoable(_state(state), seat, move)
 
     def preview(self, state: Any, seat: int, move: Json) -> Json:
-        """Return what the move does to the seat's own hand and points (refused like ``apply``)."""
+        """Return what the move brings as the seat can know it (refused like ``apply``): never a drawn card,
+        a roll, a robbed card or another seat's hidden hand (``previews.describe``)."""
         state = _state(state)
         if not rules.is_pending(state, seat):
             raise IllegalMove("Du bist gerade nicht am Zug.", "not_your_turn")
-        if "wuerfeln" in move or "mutation" in move or ("schimmel" in move and "opfer" in move):
-            rules.apply(state, seat, move)  # refuses what apply refuses; the result (chance) is not shown
-            return {"zufall": True}
         new, _ = rules.apply(state, seat, move)
-        return {"zufall": False, "punkte": scoring.points(new, seat), "hand": list(new.hands[seat]),
-                "mutationen": len(new.cards[seat])}
+        return previews.describe(state, new, seat, move)
 
     def view(self, state: Any, seat: int | None) -> Json:
         """Return what the seat may see."""

@@ -26,7 +26,7 @@ from libs.rules.speedspore.material import (
     KINDS,
     MUTATION_DECK,
 )
-from libs.rules.speedspore.state import ENDE, HAUPT, Answer, Offer, SporeState, YieldRecord
+from libs.rules.speedspore.state import ENDE, Answer, Offer, SporeState, YieldRecord
 from libs.rules.speedspore.texts import bundle_json
 
 
@@ -114,7 +114,7 @@ def make_view(state: SporeState, seat: int | None, rules_id: str) -> Json:
                       "mutationen": [CARD_KEYS[card] for card in state.cards[seat]],
                       "gekauft": [CARD_KEYS[card] for card in state.bought] if seat == state.current else [],
                       "kurse": dict(zip(KINDS, building.rates(state, seat), strict=True))}
-        view["anzeige"] = screens.extras(state, seat) if state.phase == HAUPT else {}
+    view["anzeige"] = screens.extras(state, seat)
     return view
 
 
