@@ -273,8 +273,10 @@ def run(games: int, rounds: int, output: Path = OUTPUT,
     output.write_text(json.dumps(document, indent=2) + "\n")
     print(report(summary, ratio, version), flush=True)
     if TARGET_SIDE in ratio:
-        value = ratio[TARGET_SIDE]["time_per_game"]
-        print(f"time per game ours/theirs ({TARGET_SIDE}): {value:.2f} (target < 1) {'ok' if met else 'MISS'}")
+        for side, values in ratio.items():
+            verdict = f" (target < 1) {'ok' if met else 'MISS'}" if side == TARGET_SIDE else ""
+            print(f"time per game ours/theirs ({side}): {values['time_per_game']:.2f} wall,"
+                  f" {values['cpu_time_per_game']:.2f} CPU{verdict}")
     print(f"load {meta['load_before'][0]:.1f} → {meta['load_after'][0]:.1f}; written to {output}", flush=True)
     return met, document
 
