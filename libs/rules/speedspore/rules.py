@@ -403,6 +403,8 @@ def _update_trails(state: SporeState) -> SporeState:
 def _before_roll(state: SporeState, seat: int, move: Json) -> tuple[SporeState, Effects]:
     if "ausspielen" in move:
         return _play(state, seat, move)
+    if any(key in move for key in (*BUILD_KEYS, "vorrat", "angebot", "handeln", "zurueckziehen", "zug_beenden")):
+        raise IllegalMove("Erst würfeln: Handeln, Bauen und das Zugende kommen nach dem Wurf.", "not_rolled")
     keys_are(move, "wuerfeln", required=("wuerfeln",))
     if move["wuerfeln"] is not True:
         raise malformed()
@@ -791,7 +793,53 @@ def timeout_move(state: SporeState, seat: int) -> Json | None:
         return {"zug_beenden": True}
     if phase == WUCHS_PHASE:
         return {"verzichten": True}
-    return legal_moves(state, seat)[0]
+    if phase == GRUENDUNG:
+        return _founding_timeout(state)
+    return _mold_timeout(state, seat)
+
+
+PIPS: tuple[int, ...] = (0, 0, 1, 2, 3, 4, 5, 0, 5, 4, 3, 2, 1)
+"""Per number token how many of the 36 rolls bring it (the dots under the number)."""
+
+
+def corner_pips(state: SporeState, corner: int) -> int:
+    """Return the dots of the yielding fields at a corner (the Autobahnkreuz has none)."""
+    return sum(PIPS[state.numbers[field]] for field in CORNER_FIELDS[corner] if state.fields[field] != DESERT)
+
+
+def _founding_timeout(state: SporeState) -> Json:
+    """Founding on a timeout: the free corner with the most dots (ties: lowest id), then the thread towards
+    the neighbouring corner with the most dots (ties: lowest edge id)."""
+    if state.founding_corner == -1:
+        corners = building.founding_corners(state)
+        return {"fruchtkoerper": max(corners, key=lambda corner: (corner_pips(state, corner), -corner))}
+    here = state.founding_corner
+
+    def far(edge: int) -> int:
+        a, b = EDGE_CORNERS[edge]
+        return corner_pips(state, b if a == here else a)
+
+    edges = building.founding_edges(state, here)
+    return {"faden": max(edges, key=lambda edge: (far(edge), -edge))}
+
+
+def _mold_timeout(state: SporeState, seat: int) -> Json:
+    """Moving the mold on a timeout: a field touching none of the seat's own buildings where it harms the
+    others most (dots × building level), ties by lowest id; robbing the victim with most cards (ties: lowest
+    seat)."""
+
+    def key(field: int) -> tuple[bool, int, int]:
+        own = any(state.corner_owner[corner] == seat for corner in FIELD_CORNERS[field])
+        dots = 0 if state.fields[field] == DESERT else PIPS[state.numbers[field]]
+        harm = sum(dots * state.corner_level[corner] for corner in FIELD_CORNERS[field]
+                   if state.corner_owner[corner] not in (-1, seat))
+        return (own, -harm, field)
+
+    field = min((field for field in range(FIELD_COUNT) if field != state.mold), key=key)
+    found = victims(state, seat, field)
+    if not found:
+        return {"schimmel": field}
+    return {"schimmel": field, "opfer": max(found, key=lambda other: (sum(state.hands[other]), -other))}
 
 
 def undoable(state: SporeState, seat: int, move: Json) -> bool:
