@@ -64,6 +64,7 @@ def test_1_island_stock_tokens_gullys_mold_and_zufall_per_seed() -> None:
             desert = state.fields.index(DESERT)
             assert state.numbers[desert] == 0 and state.mold == desert  # the mold starts on the Autobahnkreuz
             assert sorted(n for n in state.numbers if n) == sorted(NUMBER_TOKENS) and len(NUMBER_TOKENS) == 18
+            assert state.supply == (19,) * 5
             assert state.gullys.count(ANY) == 4 and sorted(g for g in state.gullys if g != ANY) == list(range(5))
             view = MODULE.view(state, 0)
             assert [g["art"] for g in view["gullys"]].count("3:1") == 4
@@ -174,8 +175,8 @@ def test_2_win_counts_only_in_ones_own_turn() -> None:
 
 def _network(**changes: Any) -> Any:
     """Seat 0: Fruchtkörper on 12, thread 12-17; seat 1: Fruchtkörper on 23 with thread 23-29."""
-    return board(buildings={12: (0, 1), 23: (1, 1)},
-                 threads={edge_between(12, 17): 0, edge_between(23, 29): 1}, **changes)
+    threads = {edge_between(12, 17): 0, edge_between(23, 29): 1, **changes.pop("threads", {})}
+    return board(buildings={12: (0, 1), 23: (1, 1)}, threads=threads, **changes)
 
 
 def test_3_costs_and_connection_rules() -> None:
@@ -466,6 +467,12 @@ def test_7_zurueck_three_steps_back_to_the_same_state() -> None:
     assert pos.state == state
     refused = assert_refused_without_change(ENGINE, pos, 0, UNDO_MOVE)
     assert refused.code == "nothing_to_undo"
+    # a build "mit Tausch" is one step
+    plan = [{"gib": "totholz", "nimm": "moos"}, {"gib": "totholz", "nimm": "regenwasser"}]
+    rich = _network(hands={0: hand(9, 1, 0, 0, 0)}, threads={edge_between(17, 22): 0})
+    pos = play(position(rich), 0, {"fruchtkoerper": 22, "tausch": plan})
+    assert pos.state.hands[0] == hand() and pos.state.pieces[0][1] == 2
+    assert play(pos, 0, UNDO_MOVE).state == rich
     # only three steps are kept
     pos = position(_network(hands={0: hand(7, 2, 0, 0, 0)}))
     for move in ({"faden": edge_between(17, 22)}, {"faden": edge_between(22, 28)},
@@ -591,3 +598,21 @@ def test_10_leaderboard_points_and_places_after_the_winner() -> None:
     out = ENGINE.outcome(position(late))
     assert out.places[0] == 1 and out.scores[1] > out.scores[0]
     assert KIND_COUNT == 5 and scoring.LEADERBOARD.place_bonus == (30, 15, 5)
+
+
+def test_9_every_timeout_move_is_legal_along_random_games() -> None:
+    for seats, island in ((3, "zufall"), (4, "einsteiger")):
+        pos = ENGINE.start(ENGINE.normalize_config({"insel": island, "wuerfel": "ausgeglichen"}, seats), seats,
+                           b"timeouts%d" % seats)
+        rng = SeededRng(b"timeout-moves", str(seats))
+        for _ in range(700):
+            if ENGINE.is_over(pos):
+                break
+            for entry in ENGINE.pending(pos):
+                move = ENGINE.timeout_move(pos, entry.seat)
+                assert move is not None and move in ENGINE.legal_moves(pos, entry.seat), (pos.state.phase, move)
+            seat = rng.choice(ENGINE.must_act(pos))
+            moves = ENGINE.legal_moves(pos, seat)
+            builds = [m for m in moves if any(k in m for k in ("faden", "fruchtkoerper", "turm", "wuerfeln"))]
+            move = rng.choice(builds) if builds and rng.randbelow(3) else rng.choice(moves)
+            pos = play(pos, seat, move)
