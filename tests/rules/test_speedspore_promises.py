@@ -418,6 +418,11 @@ def test_6_offers_answers_counter_offers_and_the_chosen_partner() -> None:
     pos = play(pos, 0, {"handeln": 2})  # the active seat chooses the counter-offer
     assert pos.state.hands[0] == hand(totholz=1, moos=2) and pos.state.hands[2] == hand(totholz=1, humus=1)
     assert pos.state.offer is None and pos.state.hands[1] == hand(moos=1)
+    # two "ja": the active seat chooses with whom
+    pos = play(position(state), 0, OFFER)
+    pos = play(play(pos, 1, {"antwort": "ja"}), 2, {"antwort": "ja"})
+    pos = play(pos, 0, {"handeln": 2})
+    assert pos.state.hands[2] == hand(totholz=1, moos=1, humus=1) and pos.state.hands[1] == hand(moos=1)
 
 
 def test_6_trades_are_checked_against_real_hands() -> None:
