@@ -17,8 +17,8 @@ from libs.rules.speedspore.board import CORNER_EDGES, CORNER_NEIGHBOURS, FIELD_C
 from libs.rules.speedspore.building import rates, spots
 from libs.rules.speedspore.material import FUNDE, HUMUS, MOOS, REGENWASSER, TOTHOLZ, WOLKE
 from libs.rules.speedspore.module import MODULE
-from libs.rules.speedspore.setup import new_game
-from libs.rules.speedspore.state import ENDE, HAUPT, WURF, Answer, Offer, SporeState
+from libs.rules.speedspore.state import ENDE, WURF, Answer, Offer, SporeState
+from tests.rules import speedspore_builders as builders
 
 CONFIG = {"siegpunkte": 10, "wuerfel": "zufall", "insel": "einsteiger"}
 NOTHING = (0, 0, 0, 0, 0)
@@ -27,20 +27,11 @@ NOTHING = (0, 0, 0, 0, 0)
 def board(seats: int = 3, buildings: dict[int, tuple[int, int]] | None = None,
           threads: dict[int, int] | None = None, **changes: Any) -> SporeState:
     """A main-phase state on the Einsteiger island: ``buildings`` corner → (seat, level), ``threads`` edge → seat."""
-    state = new_game(CONFIG, seats, b"screens")
-    owners, levels, edges = list(state.corner_owner), list(state.corner_level), list(state.edge_owner)
-    pieces = [[0, 0, 0] for _ in range(seats)]
-    for corner, (seat, level) in (buildings or {}).items():
-        owners[corner], levels[corner] = seat, level
-        pieces[seat][level] += 1
-    for edge, seat in (threads or {}).items():
-        edges[edge] = seat
-        pieces[seat][0] += 1
-    base: dict[str, Any] = {"phase": HAUPT, "rolled": True, "turn": 1, "founding": 2 * seats,
-                            "corner_owner": tuple(owners), "corner_level": tuple(levels), "edge_owner": tuple(edges),
-                            "pieces": tuple((p[0], p[1], p[2]) for p in pieces), "hands": (NOTHING,) * seats}
-    base.update(changes)
-    return evolve(state, **base)
+    hands = changes.pop("hands", (NOTHING,) * seats)
+    cards = changes.pop("cards", None)  # mutation codes as given, the deck left whole
+    state = builders.board(seats, buildings=buildings, threads=threads, config=CONFIG, seed=b"screens",
+                           hands=dict(enumerate(hands)), **changes)
+    return state if cards is None else evolve(state, cards=cards)
 
 
 def hand(*counts: int) -> tuple[int, ...]:

@@ -6,14 +6,13 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import AsyncIterator
-from datetime import datetime, timedelta
 from typing import Any
 
 import httpx
 import pytest
 from nats.aio.client import Client as NatsClient
 
-from libs.platform.auth import Identity, PlayerKind, issue_token
+from libs.platform.auth import Identity, PlayerKind
 from libs.platform.contracts.subjects import TABLE_START
 from libs.platform.envelope import Event, EventType
 from libs.platform.rpc import request
@@ -21,8 +20,8 @@ from libs.platform.settings import Settings
 from services.bot.app import create_app as bot_app
 from services.table.app import create_app
 from services.table.event_store import GameLog
-from services.table.timers import Clock
-from tests.conftest import TEST_AUTH_SECRET, running_app
+from tests.conftest import running_app
+from tests.table.test_clocks_and_advice import LateClock, auth
 
 ANNA = Identity(player_id="anna-" + uuid.uuid4().hex[:8], name="Anna", kind=PlayerKind.GUEST)
 BERT = Identity(player_id="bert-" + uuid.uuid4().hex[:8], name="Bert", kind=PlayerKind.GUEST)
@@ -30,23 +29,12 @@ HUMANS = [{"kind": "human", "player_id": ANNA.player_id, "name": "Anna"},
           {"kind": "human", "player_id": BERT.player_id, "name": "Bert"}]
 BOTS = [{"kind": "bot", "level": "easy"}, {"kind": "bot", "level": "easy"}]
 SHORT, LONG = 30, 60
-"""Think times: with the late clock below, 30 s (+10 s grace) ends about 1 s after a decision starts, 60 s
+"""Think times: with the late clock (39 s behind), 30 s (+10 s grace) ends about 1 s after a decision starts, 60 s
 about 31 s after: time for the test to decide itself."""
 TIMEOUT_KEYS = {"gruendung": {"fruchtkoerper", "faden"}, "wurf": {"wuerfeln"}, "haupt": {"zug_beenden"},
                 "abwerfen": {"abwerfen"}, "schimmel": {"schimmel"}, "wuchsschub": {"verzichten"}}
 """What the computer may do for a human whose clock ran out, by phase (README: it only rolls or ends the turn,
 and resolves forced choices); an answer to an offer is always "nein"."""
-
-
-class LateClock(Clock):
-    """A clock at the edge that runs 39 s behind."""
-
-    def now(self) -> datetime:
-        return super().now() - timedelta(seconds=39)
-
-
-def auth(identity: Identity) -> dict[str, str]:
-    return {"Authorization": f"Bearer {issue_token(TEST_AUTH_SECRET, identity)}"}
 
 
 @pytest.fixture(scope="module")
