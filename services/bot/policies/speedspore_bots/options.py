@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from libs.rules.protocol import Json
-from libs.rules.speedspore.board import CORNER_COUNT, CORNER_EDGES, CORNER_FIELDS, EDGE_CORNERS
+from libs.rules.speedspore.board import CORNER_COUNT, CORNER_EDGES, CORNER_FIELDS, CORNER_NEIGHBOURS, EDGE_CORNERS
 from libs.rules.speedspore.building import pieces_left
 from libs.rules.speedspore.material import (
     CARD_INDEX,
@@ -20,7 +20,6 @@ from libs.rules.speedspore.material import (
     DESERT,
     FADEN,
     FRUCHTKOERPER,
-    FUNDE,
     GEFLECHT_MIN,
     KIND_COUNT,
     KIND_INDEX,
@@ -272,17 +271,9 @@ def answer_value(table: Table, give: tuple[int, ...], take: tuple[int, ...], par
     return gain - helping_cost(table, partner, gain)
 
 
-def _kind_list(value: Json) -> tuple[int, ...]:
-    return bundle(value)
-
-
 def options_for(table: Table, moves: list[Json]) -> list[Option]:
     """Return every legal move of the seat's open decision with the normal level's value, in the given order."""
-    state, seat = table.state, table.seat
-    result: list[Option] = []
-    for move in moves:
-        result.append(value_of(table, state, seat, move))
-    return result
+    return [value_of(table, table.state, table.seat, move) for move in moves]
 
 
 def value_of(table: Table, state: SporeState, seat: int, move: Json) -> Option:
@@ -373,7 +364,6 @@ def _free_spot(state: SporeState, corner: int) -> bool:
 
 
 def _neighbours(corner: int) -> tuple[int, ...]:
-    from libs.rules.speedspore.board import CORNER_NEIGHBOURS
     return CORNER_NEIGHBOURS[corner]
 
 
@@ -387,7 +377,3 @@ def _future_spots(table: Table, corner: int) -> float:
                 best = max(best, corner_value(table, second, founding=True))
     return best
 
-
-def holds_fund(state: SporeState, seat: int) -> int:
-    """Return how many Funde the seat holds (its own, hidden from others)."""
-    return sum(1 for card in state.cards[seat] if card in FUNDE)

@@ -92,8 +92,6 @@ class SpeedsporePolicy(DeterminizedPolicy):
         state = _state(situation)
         seat, level = situation.seat, situation.level
         moves = situation.engine.legal_moves(situation.position, seat)
-        if not situation.must:
-            moves = [*moves]
         if len(moves) == 1 and situation.must:
             return [Candidate(moves[0], 0.0, Option(moves[0], 0.0, "einzig"))]
         if state.phase == "wurf" and len(moves) >= 1 and not any("ausspielen" in m for m in moves):
