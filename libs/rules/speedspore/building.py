@@ -7,7 +7,6 @@ from libs.rules.speedspore.board import (
     CORNER_EDGES,
     CORNER_NEIGHBOURS,
     EDGE_CORNERS,
-    EDGE_COUNT,
     GULLY_CORNERS,
 )
 from libs.rules.speedspore.material import ANY, COSTS, KIND_COUNT, LIMITS
@@ -54,9 +53,19 @@ def thread_ok(state: SporeState, seat: int, edge: int) -> bool:
 
 
 def thread_spots(state: SporeState, seat: int) -> list[int]:
-    """Return the edges where the seat may lay a thread, ascending."""
-    edges = state.edge_owner
-    return [edge for edge in range(EDGE_COUNT) if edges[edge] == -1 and thread_ok(state, seat, edge)]
+    """Return the edges where the seat may lay a thread, ascending (``thread_ok`` for every edge, found from the
+    seat's own network: the corners its threads and buildings reach, then their free edges)."""
+    edges, owners = state.edge_owner, state.corner_owner
+    reached = [corner for corner, owner in enumerate(owners) if owner == seat]
+    for edge, owner in enumerate(edges):
+        if owner == seat:
+            a, b = EDGE_CORNERS[edge]
+            if owners[a] == -1:
+                reached.append(a)
+            if owners[b] == -1:
+                reached.append(b)
+    found = {edge for corner in reached for edge in CORNER_EDGES[corner] if edges[edge] == -1}
+    return sorted(found)
 
 
 def fk_ok(state: SporeState, seat: int, corner: int) -> bool:
@@ -68,14 +77,21 @@ def fk_ok(state: SporeState, seat: int, corner: int) -> bool:
 
 
 def fk_spots(state: SporeState, seat: int) -> list[int]:
-    """Return the corners where the seat may place a Fruchtkörper, ascending."""
-    return [corner for corner in range(CORNER_COUNT) if fk_ok(state, seat, corner)]
+    """Return the corners where the seat may place a Fruchtkörper, ascending (``fk_ok`` for every corner, found
+    from the ends of the seat's own threads)."""
+    owners = state.corner_owner
+    ends: set[int] = set()
+    for edge, owner in enumerate(state.edge_owner):
+        if owner == seat:
+            ends.update(EDGE_CORNERS[edge])
+    return sorted(corner for corner in ends if owners[corner] == -1
+                  and all(owners[other] == -1 for other in CORNER_NEIGHBOURS[corner]))
 
 
 def tower_spots(state: SporeState, seat: int) -> list[int]:
     """Return the seat's own Fruchtkörper corners (a tower replaces one), ascending."""
-    return [corner for corner in range(CORNER_COUNT)
-            if state.corner_owner[corner] == seat and state.corner_level[corner] == 1]
+    levels = state.corner_level
+    return [corner for corner, owner in enumerate(state.corner_owner) if owner == seat and levels[corner] == 1]
 
 
 def pieces_left(state: SporeState, seat: int, build: str) -> int:

@@ -10,7 +10,7 @@ from typing import Any
 from libs.rules.evolve import evolve
 from libs.rules.protocol import IllegalMove, Json, Pending
 from libs.rules.rng import SeededRng
-from libs.rules.speedspore import building, dice, scoring, screens, specials
+from libs.rules.speedspore import building, dice, scoring, screens, specials, whatgoes
 from libs.rules.speedspore.board import (
     CORNER_COUNT,
     CORNER_FIELDS,
@@ -212,25 +212,28 @@ def _mold_moves(state: SporeState, seat: int) -> list[Json]:
 
 def _main_moves(state: SporeState, seat: int) -> list[Json]:
     hand = state.hands[seat]
+    rates = building.rates(state, seat)
     moves: list[Json] = []
     for build in BUILD_KEYS:
-        places: list[int] | None = building.spots(state, seat, build) if build != "mutation" else None
-        if places is not None and not places:
-            continue
-        if build == "mutation" and not state.deck:
+        # what pays first (the hand, else the canonical supply-trade plan), the places only when it pays
+        if build == "mutation":
+            if not state.deck:
+                continue
+        elif building.pieces_left(state, seat, build) <= 0:
             continue
         if building.affordable(hand, build):
-            plan: list[Json] | None = []
+            plan: list[Json] = []
         else:
-            plan = screens.trade_plan(state, seat, build)
-            if plan is None:
+            trades = whatgoes.plan_for(hand, build, rates, state.supply)
+            if trades is None:
                 continue
+            plan = whatgoes.trades_json(trades)
         extra = {"tausch": plan} if plan else {}
-        if places is None:
+        if build == "mutation":
             moves.append({"mutation": True, **extra})
-        else:
-            moves.extend({build: place, **extra} for place in places)
-    rates = building.rates(state, seat)
+            continue
+        places = building.spots(state, seat, build)
+        moves.extend({build: place, **extra} for place in places)
     for give in range(KIND_COUNT):
         if hand[give] >= rates[give]:
             for take in range(KIND_COUNT):
