@@ -321,6 +321,10 @@ def _trade_terms(state: SporeState, seat: int, other: int) -> tuple[tuple[int, .
 
 def apply(state: SporeState, seat: int, move: Json) -> tuple[SporeState, Effects]:
     """Return the new state and its effects; raise IllegalMove (German reason) and leave the input as it was."""
+    if _APPLIED is not None:
+        done = _applied(state, seat, move)
+        if done is not None:
+            return done
     phase = state.phase
     if phase == GRUENDUNG:
         return _found(state, seat, move)
@@ -847,13 +851,44 @@ def _mold_timeout(state: SporeState, seat: int) -> Json:
 
 def undoable(state: SporeState, seat: int, move: Json) -> bool:
     """True for builds (threads, Fruchtkörper, towers, with their supply trades) and supply trades, unless the
-    build wins the game."""
+    build wins the game.
+
+    Whether a build wins takes applying it; the result is kept (``_APPLIED``) for the ``apply`` of the same
+    state, seat and move that follows in the Engine, so the move is applied once, not twice.
+    """
+    global _APPLIED
     if state.phase != HAUPT or seat != state.current:
         return False
     if not ("vorrat" in move or any(key in move for key in ("faden", "fruchtkoerper", "turm"))):
         return False
     try:
-        after, _ = apply(state, seat, move)
+        after, effects = apply(state, seat, move)
     except IllegalMove:
         return False
+    _APPLIED = (state, seat, move, _copy_json(move), after, effects)
     return after.phase != ENDE  # a build that wins ends the game: nothing to take back
+
+
+_APPLIED: tuple[SporeState, int, Json, Json, SporeState, Effects] | None = None
+"""The last move ``undoable`` applied: (state, seat, the move, a copy of it as it was, the new state, effects).
+``apply`` hands it out once for the very same state and move object, unchanged since (states are immutable)."""
+
+
+def _copy_json(value: Any) -> Any:
+    if type(value) is dict:
+        return {key: _copy_json(item) for key, item in value.items()}
+    if type(value) is list:
+        return [_copy_json(item) for item in value]
+    return value
+
+
+def _applied(state: SporeState, seat: int, move: Json) -> tuple[SporeState, Effects] | None:
+    """Return (and forget) what ``undoable`` computed for exactly this apply, else None."""
+    global _APPLIED
+    kept = _APPLIED
+    if kept is None or kept[0] is not state or kept[1] != seat or kept[2] is not move:
+        return None
+    _APPLIED = None
+    if kept[3] != move:  # the move was changed in between: apply it anew
+        return None
+    return kept[4], kept[5]
