@@ -18,6 +18,7 @@ from libs.rules.protocol import Json
 from libs.rules.registry import UnknownRules
 from libs.rules.rng import SeededRng
 from libs.rules.speedspore import MODULE
+from libs.rules.speedspore.building import rates
 from libs.rules.speedspore.material import KINDS, WUCHSSCHUB
 from libs.rules.speedspore.state import ABWERFEN, HAUPT, SCHIMMEL, Answer, Offer
 from services.bot.policies import advise, decide
@@ -245,3 +246,39 @@ def test_bots_finish_a_three_player_game_with_legal_moves() -> None:
         number += 1
     assert engine.is_over(position)
 
+
+
+def _short_of_a_mineral() -> Position:
+    """The current seat holds 3 Humus, 2 Regenwasser and 2 Mineralien: a tower lacks 1 Mineralien, and 3 Humus
+    pay no supply trade (4:1 without gullys)."""
+    main = _main_phase(b"bieten")
+    seat = main.state.current
+    hands = tuple(_hand(humus=3, regenwasser=2, mineralien=2) if s == seat else _hand(mineralien=1, moos=1)
+                  for s in range(4))
+    return _with(main, hands=hands)
+
+
+@pytest.mark.parametrize("level", ["normal", "strong"])
+def test_a_bot_offers_a_spare_card_for_the_one_it_lacks(level: str) -> None:
+    position = _short_of_a_mineral()
+    seat = position.state.current
+    if min(rates(position.state, seat)) < 4:
+        pytest.skip("the seat has a gully on this island")
+    move = decide(RULES, _engine().view(position, seat), seat, level, SeededRng(b"bieten"))
+    assert move == {"angebot": {"gib": {"humus": 1}, "nimm": {"mineralien": 1}}}
+
+
+@pytest.mark.parametrize("level", ["normal", "strong"])
+def test_the_offering_bot_trades_with_the_partner_whose_answer_helps_it_most(level: str) -> None:
+    position = _short_of_a_mineral()
+    engine = _engine()
+    seat = position.state.current
+    position = engine.apply(position, seat, {"angebot": {"gib": {"humus": 1}, "nimm": {"mineralien": 1}}}).position
+    first, second, third = ((seat + step) % 4 for step in (1, 2, 3))
+    position = engine.apply(position, first, {"antwort": "nein"}).position
+    # a counter-offer that asks two Humus for the Mineralien, and a plain "ja" (one Humus)
+    position = engine.apply(position, second, {"gegenangebot": {"gib": {"mineralien": 1},
+                                                               "nimm": {"humus": 2}}}).position
+    position = engine.apply(position, third, {"antwort": "ja"}).position
+    move = decide(RULES, engine.view(position, seat), seat, level, SeededRng(b"partner"))
+    assert move == {"handeln": third}

@@ -45,6 +45,10 @@ STRONG_SAMPLES = 4
 """Determinizations the strong level averages over where hidden hands matter (Netzsog, robbing, answers)."""
 STRONG_CANDIDATES = 4
 """Main phase: how many of the best normal moves the strong level plays on to the end of its turn."""
+WAIT_PENALTY = 0.01
+"""While the seat's own offer waits for answers, ending the turn or withdrawing counts this much less: a build
+or trade worth something comes first, but nothing worth less than nothing (the offer is kept alive only while
+there is something useful to do; a seat that only may act then simply waits)."""
 HIDDEN_FAMILIES = frozenset({"netzsog", "schimmel", "wolke"})
 
 
@@ -109,7 +113,7 @@ class SpeedsporePolicy(DeterminizedPolicy):
         if state.current == seat and state.offer is not None and any(
                 answer.kind == OPEN for answer in state.offer.answers):
             # The seat's own offer waits for answers: do not drop it for nothing.
-            options = [o if o.what not in ("zug_beenden", "zurueckziehen") else Option(o.move, o.value - 0.5,
+            options = [o if o.what not in ("zug_beenden", "zurueckziehen") else Option(o.move, o.value - WAIT_PENALTY,
                                                                                         o.what, o.info)
                        for o in options]
         result = [Candidate(o.move, o.value, o) for o in options]
