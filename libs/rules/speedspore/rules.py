@@ -13,6 +13,7 @@ from libs.rules.rng import SeededRng
 from libs.rules.speedspore import building, dice, scoring, screens, specials, whatgoes
 from libs.rules.speedspore.board import (
     CORNER_COUNT,
+    CORNER_EDGES,
     CORNER_FIELDS,
     EDGE_CORNERS,
     EDGE_COUNT,
@@ -399,8 +400,18 @@ def _plus_piece(pieces: tuple[int, int, int], index: int, delta: int = 1) -> tup
     return (values[0], values[1], values[2])
 
 
-def _update_trails(state: SporeState) -> SporeState:
-    lengths = specials.trails(state)
+def _update_trails(state: SporeState, changed: tuple[int, ...] | None = None) -> SporeState:
+    """Return the state with the trails of the ``changed`` seats (None: all) recomputed and Weitestes Geflecht
+    passed on accordingly."""
+    if changed is None:
+        lengths = specials.trails(state)
+    else:
+        if not changed:
+            return state
+        values = list(state.trail)
+        for other in changed:
+            values[other] = specials.longest_trail(state.edge_owner, state.corner_owner, other)
+        lengths = tuple(values)
     holder = specials.longest_holder(state.longest_holder, lengths)
     if lengths == state.trail and holder == state.longest_holder:
         return state
@@ -540,7 +551,12 @@ def _place(state: SporeState, seat: int, build: str, place: int) -> SporeState:
         new = evolve(state, corner_level=_set(state.corner_level, place, 2),
                      pieces=_set(state.pieces, seat, _plus_piece(_plus_piece(pieces, 1, -1), 2)))
         return new  # a tower changes no trail
-    return _update_trails(new)
+    if build == "faden":
+        return _update_trails(new, (seat,))  # a thread lengthens only its own seat's trails
+    # a Fruchtkörper leaves its own seat's trails as they were and may break those of others through its corner
+    edges = state.edge_owner
+    broken = {edges[edge] for edge in CORNER_EDGES[place]}
+    return _update_trails(new, tuple(sorted(other for other in broken if other not in (-1, seat))))
 
 
 def _main(state: SporeState, seat: int, move: Json) -> tuple[SporeState, Effects]:
