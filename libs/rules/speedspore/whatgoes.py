@@ -90,18 +90,42 @@ def plan_for(hand: tuple[int, ...], build: str, seat_rates: tuple[int, ...],
              supply: tuple[int, ...]) -> tuple[Trade, ...] | None:
     """Return the supply trades (see the module docstring) that make ``hand`` pay ``build``.
 
-    () when the hand pays it already; None when no trades through these rates can.
+    () when the hand pays it already; None when no trades through these rates can. The answers are kept
+    (``_PLANS``): the same hand, rates and supply come back often within a turn.
     """
+    key = (hand, build, seat_rates, supply)
+    plan = _PLANS.get(key, _UNKNOWN)
+    if plan is _UNKNOWN:
+        if len(_PLANS) >= _PLANS_KEPT:
+            _PLANS.clear()
+        plan = _PLANS[key] = _plan_for(hand, build, seat_rates, supply)
+    return plan
+
+
+_PLANS: dict[tuple[tuple[int, ...], str, tuple[int, ...], tuple[int, ...]], tuple[Trade, ...] | None] = {}
+_PLANS_KEPT = 4096
+_UNKNOWN: tuple[Trade, ...] = ((-1, -1),)
+
+
+def _plan_for(hand: tuple[int, ...], build: str, seat_rates: tuple[int, ...],
+              supply: tuple[int, ...]) -> tuple[Trade, ...] | None:
     cost = COSTS[build]
-    lacking = [max(0, cost[kind] - hand[kind]) for kind in range(KIND_COUNT)]
-    needed = sum(lacking)
+    lacking = [0] * KIND_COUNT
+    caps = [0] * KIND_COUNT
+    needed = spare = 0
+    for kind in range(KIND_COUNT):
+        short = cost[kind] - hand[kind]
+        if short > 0:
+            if short > supply[kind]:
+                return None
+            lacking[kind] = short
+            needed += short
+        elif short < 0:
+            caps[kind] = cap = -short // seat_rates[kind]
+            spare += cap
     if needed == 0:
         return ()
-    if any(lacking[kind] > supply[kind] for kind in range(KIND_COUNT)):
-        return None
-    caps = [0 if lacking[kind] else max(0, hand[kind] - cost[kind]) // seat_rates[kind]
-            for kind in range(KIND_COUNT)]
-    if sum(caps) < needed:
+    if spare < needed:
         return None
     givers = [kind for kind in range(KIND_COUNT) if caps[kind]]
     others = [other for other in BUILDS if other != build]
