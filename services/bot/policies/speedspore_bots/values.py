@@ -59,6 +59,9 @@ PIP = 0.75
 PIP_BY_LEVEL = {"strong": 1.3}
 """The strong level's weight of production: measured on the ladder, growing first and building later wins
 more games than the normal level's balance (``PIP``)."""
+VP_GROWTH = {"strong": 1.0}
+"""How much a point's worth grows towards the target (normal: by half; strong: doubles, measured: it wins
+more of its games when it turns production into points near the end)."""
 PIP_FADE = {"strong": 0.0}
 """How much production loses of its weight as the seat nears the target (normal: 80 %); the strong level
 keeps it (measured: a fading weight won clearly fewer of its games)."""
@@ -134,8 +137,8 @@ class Table:
 
     @property
     def vp_weight(self) -> float:
-        """What a point is worth now (a little more towards the end)."""
-        return VP * (1.0 + 0.5 * self.stage)
+        """What a point is worth now (more towards the end; for the strong level twice as much at the target)."""
+        return VP * (1.0 + VP_GROWTH.get(self.level, 0.5) * self.stage)
 
     @property
     def pip_weight(self) -> float:
