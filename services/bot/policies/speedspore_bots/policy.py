@@ -8,11 +8,12 @@
   Sporenwolke, and the hand's plan (how close it is to paying a Fruchtkörper, a tower, a thread or a
   mutation; the risk of a 7 above 7 cards); offers of one card for one card it needs, answers by the trade's
   value, never helping a seat within 2 points of the target; the mold on the leader's best field;
-- strong: the normal values, plus: founding looks ahead to the second Fruchtkörper (the best corner still
-  free after the others' picks), the hidden hands (Netzsog, robbing, a counter-offer) are averaged over
-  ``STRONG_SAMPLES`` determinizations, and in its main phase the ``STRONG_CANDIDATES`` best moves are played on
-  to the end of its turn (the module's own ``apply``, the normal level choosing the rest) and valued by the
-  position then.
+- strong: the normal values with production weighed higher and kept to the end, and points worth more near
+  the target (``values.PIP_BY_LEVEL``, ``PIP_FADE``, ``VP_GROWTH``: measured on the ladder); founding looks
+  ahead to the second Fruchtkörper (the best corner still free after the others' picks); where hidden hands
+  matter (Netzsog, the mold and its victim, a Sporenwolke) it averages over ``STRONG_SAMPLES``
+  determinizations; in its main phase the ``STRONG_CANDIDATES`` best moves are played on to the end of its
+  turn (the module's own ``apply``, the normal level choosing the rest) and valued by the position then.
 
 Trivial decisions (one legal move, the roll) are answered at once. Every decision is reproducible from its
 ``SeededRng``; ties go to the first legal move.
