@@ -31,9 +31,34 @@ def roll(state: SporeState) -> tuple[tuple[int, int], tuple[int, ...], tuple[int
     return (outcome // 6 + 1, outcome % 6 + 1), deck, seen, shuffles
 
 
-def harvest(state: SporeState, number: int, dice: tuple[int, int]
+Rolling = dict[int, tuple[tuple[int, int, tuple[int, ...]], ...]]
+"""Per number token the yielding fields carrying it: ``(field, kind, corners)``."""
+
+
+def rolling_fields(numbers: tuple[int, ...], fields: tuple[int, ...]) -> Rolling:
+    """Return per number token the yielding fields that carry it: ``(field, kind, corners)``, fields ascending
+    (kept per island: it never changes during a game)."""
+    key = (numbers, fields)
+    table = _ROLLING.get(key)
+    if table is None:
+        found: dict[int, list[tuple[int, int, tuple[int, ...]]]] = {}
+        for field in range(FIELD_COUNT):
+            if fields[field] != DESERT:
+                found.setdefault(numbers[field], []).append((field, fields[field], FIELD_CORNERS[field]))
+        table = {number: tuple(entries) for number, entries in found.items()}
+        if len(_ROLLING) >= 256:
+            _ROLLING.clear()
+        _ROLLING[key] = table
+    return table
+
+
+_ROLLING: dict[tuple[tuple[int, ...], tuple[int, ...]], Rolling] = {}
+
+
+def harvest(state: SporeState, number: int, dice: tuple[int, int], rolls: int | None = None
             ) -> tuple[tuple[tuple[int, ...], ...], tuple[int, ...], YieldRecord]:
-    """Return (new hands, new supply, record) for a roll of ``number`` (not 7); ``state.rolls`` counts it already.
+    """Return (new hands, new supply, record) for a roll of ``number`` (not 7); ``state.rolls`` counts it already
+    (or ``rolls`` gives the count).
 
     Each field with the number gives each adjacent Fruchtkörper 1 and each tower 2 of its kind, except the
     mold's field. A kind the supply cannot pay in full goes to nobody, unless one seat alone is owed it:
@@ -41,29 +66,29 @@ def harvest(state: SporeState, number: int, dice: tuple[int, int]
     """
     seats = state.seats
     owed = [[0] * KIND_COUNT for _ in range(seats)]
+    totals = [0] * KIND_COUNT
     lines: list[list[YieldLine]] = [[] for _ in range(seats)]
     mold: list[tuple[int, YieldLine]] = []
-    for field in range(FIELD_COUNT):
-        if state.numbers[field] != number or state.fields[field] == DESERT:
-            continue
-        kind = state.fields[field]
-        for corner in FIELD_CORNERS[field]:
-            owner = state.corner_owner[corner]
+    owners, levels, mold_field = state.corner_owner, state.corner_level, state.mold
+    for field, kind, corners in rolling_fields(state.numbers, state.fields).get(number, ()):
+        for corner in corners:
+            owner = owners[corner]
             if owner == -1:
                 continue
-            level = state.corner_level[corner]
+            level = levels[corner]
             line: YieldLine = (field, number, kind, level, level == 2)
-            if field == state.mold:
+            if field == mold_field:
                 mold.append((owner, line))
             else:
                 owed[owner][kind] += level
+                totals[kind] += level
                 lines[owner].append(line)
     supply = list(state.supply)
     hands = [list(hand) for hand in state.hands]
     short: list[int] = []
     partial: list[tuple[int, int, int, int]] = []
     for kind in range(KIND_COUNT):
-        total = sum(owed[seat][kind] for seat in range(seats))
+        total = totals[kind]
         if total == 0:
             continue
         if total <= supply[kind]:
@@ -83,8 +108,9 @@ def harvest(state: SporeState, number: int, dice: tuple[int, int]
             short.append(kind)
             for seat in takers:
                 lines[seat] = [line for line in lines[seat] if line[2] != kind]
-    record = YieldRecord(roll=state.rolls, dice=dice, received=tuple(tuple(seat) for seat in lines),
-                         mold=tuple(mold), short=tuple(short), partial=tuple(partial))
+    record = YieldRecord(roll=state.rolls if rolls is None else rolls, dice=dice,
+                         received=tuple(tuple(seat) for seat in lines), mold=tuple(mold), short=tuple(short),
+                         partial=tuple(partial))
     return tuple(tuple(hand) for hand in hands), tuple(supply), record
 
 

@@ -124,7 +124,24 @@ def victims(state: SporeState, seat: int, field: int) -> list[int]:
 
 
 def pending(state: SporeState) -> tuple[Pending, ...]:
-    """Return who has to decide: the active seat, seats discarding, seats answering the open offer."""
+    """Return who has to decide: the active seat, seats discarding, seats answering the open offer.
+
+    The answer for the last state asked about is kept (``_PENDING``): the Engine and the module ask about
+    the same state several times per move.
+    """
+    global _PENDING
+    kept = _PENDING
+    if kept is not None and kept[0] is state:
+        return kept[1]
+    result = _pending(state)
+    _PENDING = (state, result)
+    return result
+
+
+_PENDING: tuple[SporeState, tuple[Pending, ...]] | None = None
+
+
+def _pending(state: SporeState) -> tuple[Pending, ...]:
     phase = state.phase
     if phase == ENDE:
         return ()
@@ -145,7 +162,7 @@ def pending(state: SporeState) -> tuple[Pending, ...]:
 
 def is_pending(state: SporeState, seat: int) -> bool:
     """True if the seat has an open decision."""
-    return any(entry.seat == seat for entry in pending(state))
+    return seat in {entry.seat for entry in pending(state)}
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -432,20 +449,21 @@ def _before_roll(state: SporeState, seat: int, move: Json) -> tuple[SporeState, 
 def _roll(state: SporeState, seat: int) -> tuple[SporeState, Effects]:
     pair, deck, seen, shuffles = dice.roll(state)
     total = pair[0] + pair[1]
-    new = evolve(state, dice=pair, dice_deck=deck, dice_seen=seen, shuffles=shuffles, rolls=state.rolls + 1,
-                 rolled=True, turn_log=_log(state, seat, ("wurf", total)))
+    rolls = state.rolls + 1
+    log = _log(state, seat, ("wurf", total))
     effects = [effect("wurf", f"{seat_name(seat)} würfelt {pair[0]} und {pair[1]}: {total}.",
                       platz=seat, wuerfel=list(pair), summe=total)]
     if shuffles != state.shuffles:
         effects.append(effect("wuerfelstapel", "Der Sporenstapel wird neu gemischt.", mischungen=shuffles))
     if total != 7:
-        hands, supply, record = dice.harvest(new, total, pair)
+        hands, supply, record = dice.harvest(state, total, pair, rolls)
         gained = [sum(line[3] for line in lines) for lines in record.received]
-        new = evolve(new, hands=hands, supply=supply, last_yield=record, phase=HAUPT,
-                     harvest=tuple(h + g for h, g in zip(new.harvest, gained, strict=True)))
+        new = evolve(state, dice=pair, dice_deck=deck, dice_seen=seen, shuffles=shuffles, rolls=rolls,
+                     rolled=True, turn_log=log, hands=hands, supply=supply, last_yield=record, phase=HAUPT,
+                     harvest=tuple(h + g for h, g in zip(state.harvest, gained, strict=True)))
         for other in range(state.seats):
-            got = _sub(hands[other], state.hands[other])
-            if any(got):
+            if hands[other] != state.hands[other]:
+                got = _sub(hands[other], state.hands[other])
                 effects.append(effect("ertrag", f"{seat_name(other)} erhält {bundle_words(got)}.",
                                       platz=other, rohstoffe=bundle_json(got)))
         for kind_index in record.short:
@@ -453,12 +471,13 @@ def _roll(state: SporeState, seat: int) -> tuple[SporeState, Effects]:
                                   rohstoff=KINDS[kind_index]))
         return new, effects
     need = tuple(discard_count(hand) for hand in state.hands)
-    new = evolve(new, last_yield=None, after_mold=HAUPT)
     effects.append(effect("sieben", "Eine 7: kein Ertrag. Wer mehr als 7 Karten hat, wirft die Hälfte ab.",
                           abwerfen=list(need)))
-    if any(need):
-        return evolve(new, phase=ABWERFEN, discard=need), effects
-    return evolve(new, phase=SCHIMMEL), effects
+    discarding = any(need)
+    new = evolve(state, dice=pair, dice_deck=deck, dice_seen=seen, shuffles=shuffles, rolls=rolls, rolled=True,
+                 turn_log=log, last_yield=None, after_mold=HAUPT, phase=ABWERFEN if discarding else SCHIMMEL,
+                 discard=need if discarding else state.discard)
+    return new, effects
 
 
 def _discard(state: SporeState, seat: int, move: Json) -> tuple[SporeState, Effects]:
