@@ -32,6 +32,7 @@ from libs.rules.speedspore.material import (
     KIND_COUNT,
     KIND_NAMES,
     KINDS,
+    LIMITS,
     NAEHRQUELLE,
     NETZSOG,
     WOLKE,
@@ -228,26 +229,33 @@ def _mold_moves(state: SporeState, seat: int) -> list[Json]:
     return moves
 
 
+_PLAYABLE_CARDS = (WOLKE, WUCHSSCHUB, NAEHRQUELLE, NETZSOG)
+_BUILD_COSTS = tuple((build, COSTS[build]) for build in BUILD_KEYS)
+
+
 def _main_moves(state: SporeState, seat: int) -> list[Json]:
     hand = state.hands[seat]
     rates = building.rates(state, seat)
+    supply = state.supply
+    on_board = state.pieces[seat]
     moves: list[Json] = []
-    for build in BUILD_KEYS:
+    for index, (build, cost) in enumerate(_BUILD_COSTS):
         # what pays first (the hand, else the canonical supply-trade plan), the places only when it pays
-        if build == "mutation":
+        if index == 3:  # mutation
             if not state.deck:
                 continue
-        elif building.pieces_left(state, seat, build) <= 0:
+        elif on_board[index] >= LIMITS[build]:  # no piece left
             continue
-        if building.affordable(hand, build):
+        if (hand[0] >= cost[0] and hand[1] >= cost[1] and hand[2] >= cost[2] and hand[3] >= cost[3]
+                and hand[4] >= cost[4]):
             plan: list[Json] = []
         else:
-            trades = whatgoes.plan_for(hand, build, rates, state.supply)
+            trades = whatgoes.plan_for(hand, build, rates, supply)
             if trades is None:
                 continue
             plan = whatgoes.trades_json(trades)
         extra = {"tausch": plan} if plan else {}
-        if build == "mutation":
+        if index == 3:
             moves.append({"mutation": True, **extra})
             continue
         places = building.spots(state, seat, build)
@@ -255,26 +263,27 @@ def _main_moves(state: SporeState, seat: int) -> list[Json]:
     for give in range(KIND_COUNT):
         if hand[give] >= rates[give]:
             for take in range(KIND_COUNT):
-                if take != give and state.supply[take] > 0:
+                if take != give and supply[take] > 0:
                     moves.append({"vorrat": {"gib": KINDS[give], "nimm": KINDS[take]}})
-    for card in (WOLKE, WUCHSSCHUB, NAEHRQUELLE, NETZSOG):
-        if not _can_play(state, seat, card):
-            continue
-        if card == NAEHRQUELLE:
-            moves.extend({"ausspielen": "naehrquelle", "rohstoffe": [KINDS[k] for k in pair]}
-                         for pair in _nourish_choices(state.supply))
-        elif card == NETZSOG:
-            moves.extend({"ausspielen": "netzsog", "rohstoff": name} for name in KINDS)
-        else:
-            moves.append({"ausspielen": CARD_KEYS[card]})
+    if not state.played_this_turn and state.cards[seat]:
+        for card in _PLAYABLE_CARDS:
+            if not _can_play(state, seat, card):
+                continue
+            if card == NAEHRQUELLE:
+                moves.extend({"ausspielen": "naehrquelle", "rohstoffe": [KINDS[k] for k in pair]}
+                             for pair in _nourish_choices(supply))
+            elif card == NETZSOG:
+                moves.extend({"ausspielen": "netzsog", "rohstoff": name} for name in KINDS)
+            else:
+                moves.append({"ausspielen": CARD_KEYS[card]})
     offer = state.offer
     if offer is not None:
         for other, answer in enumerate(offer.answers):
             if answer.kind in (JA, GEGEN) and _trade_terms(state, seat, other) is not None:
                 moves.append({"handeln": other})
         moves.append({"zurueckziehen": True})
-    if state.offers_made < MAX_OFFERS and offer is None and any(hand):
-        most = max(range(KIND_COUNT), key=lambda k: (hand[k], -k))
+    elif state.offers_made < MAX_OFFERS and any(hand):
+        most = hand.index(max(hand))  # the kind the seat holds most of (ties: the first)
         for take in range(KIND_COUNT):
             if take != most:
                 moves.append({"angebot": {"gib": {KINDS[most]: 1}, "nimm": {KINDS[take]: 1}}})

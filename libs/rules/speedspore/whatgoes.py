@@ -90,25 +90,8 @@ def plan_for(hand: tuple[int, ...], build: str, seat_rates: tuple[int, ...],
              supply: tuple[int, ...]) -> tuple[Trade, ...] | None:
     """Return the supply trades (see the module docstring) that make ``hand`` pay ``build``.
 
-    () when the hand pays it already; None when no trades through these rates can. The answers are kept
-    (``_PLANS``): the same hand, rates and supply come back often within a turn.
+    () when the hand pays it already; None when no trades through these rates can.
     """
-    key = (hand, build, seat_rates, supply)
-    plan = _PLANS.get(key, _UNKNOWN)
-    if plan is _UNKNOWN:
-        if len(_PLANS) >= _PLANS_KEPT:
-            _PLANS.clear()
-        plan = _PLANS[key] = _plan_for(hand, build, seat_rates, supply)
-    return plan
-
-
-_PLANS: dict[tuple[tuple[int, ...], str, tuple[int, ...], tuple[int, ...]], tuple[Trade, ...] | None] = {}
-_PLANS_KEPT = 4096
-_UNKNOWN: tuple[Trade, ...] = ((-1, -1),)
-
-
-def _plan_for(hand: tuple[int, ...], build: str, seat_rates: tuple[int, ...],
-              supply: tuple[int, ...]) -> tuple[Trade, ...] | None:
     cost = COSTS[build]
     lacking = [0] * KIND_COUNT
     caps = [0] * KIND_COUNT
