@@ -7,10 +7,17 @@ from typing import Any
 from libs.rules.protocol import Json, phrase_json
 from libs.rules.speedspore.material import KIND_NAMES, KINDS
 
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
 
 def effect(key: str, text: str, visible_to: tuple[int, ...] | None = None, **params: Any) -> Json:
     """Return an effect (a German log line); ``visible_to`` limits who reads it."""
-    body = phrase_json(f"speedspore.{key}", text, params)
+    for value in params.values():
+        if type(value) not in _SCALARS:
+            body = phrase_json(f"speedspore.{key}", text, params)
+            break
+    else:  # numbers and words only: ``params`` (a new dict) is plain JSON as it is, as phrase_json would copy it
+        body = {"key": f"speedspore.{key}", "params": params, "text": text}
     if visible_to is not None:
         body["visible_to"] = list(visible_to)
     return body
