@@ -83,6 +83,10 @@ def harvest(state: SporeState, number: int, dice: tuple[int, int], rolls: int | 
                 owed[owner][kind] += level
                 totals[kind] += level
                 lines[owner].append(line)
+    if not any(totals) and not mold:  # nobody is owed anything: hands and supply stay as they are
+        return state.hands, state.supply, YieldRecord(
+            roll=state.rolls if rolls is None else rolls, dice=dice, received=((),) * seats, mold=(), short=(),
+            partial=())
     supply = list(state.supply)
     hands = [list(hand) for hand in state.hands]
     short: list[int] = []
