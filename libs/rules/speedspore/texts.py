@@ -12,15 +12,29 @@ _SCALARS = frozenset({str, int, float, bool, type(None)})
 
 def effect(key: str, text: str, visible_to: tuple[int, ...] | None = None, **params: Any) -> Json:
     """Return an effect (a German log line); ``visible_to`` limits who reads it."""
-    for value in params.values():
+    for name, value in params.items():
         if type(value) not in _SCALARS:
-            body = phrase_json(f"speedspore.{key}", text, params)
-            break
-    else:  # numbers and words only: ``params`` (a new dict) is plain JSON as it is, as phrase_json would copy it
+            flat = _flat_copy(value)
+            if flat is None:
+                body = phrase_json(f"speedspore.{key}", text, params)
+                break
+            params[name] = flat
+    else:  # ``params`` (a new dict) now holds plain JSON only, as phrase_json would have copied it
         body = {"key": f"speedspore.{key}", "params": params, "text": text}
     if visible_to is not None:
         body["visible_to"] = list(visible_to)
     return body
+
+
+def _flat_copy(value: Any) -> Any:
+    """Return a copy of a list or tuple of numbers and words (as a list) or of such a dict with word keys;
+    None for anything else (left to ``phrase_json``)."""
+    kind = type(value)
+    if kind is list or kind is tuple:
+        return list(value) if all(type(item) in _SCALARS for item in value) else None
+    if kind is dict and all(type(name) is str and type(item) in _SCALARS for name, item in value.items()):
+        return dict(value)
+    return None
 
 
 def seat_name(seat: int) -> str:
