@@ -119,7 +119,24 @@ def affordable(hand: tuple[int, ...], build: str) -> bool:
 
 
 def rates(state: SporeState, seat: int) -> tuple[int, ...]:
-    """Return per resource kind the seat's best supply rate (4, 3 through a 3:1 gully, 2 through its own)."""
+    """Return per resource kind the seat's best supply rate (4, 3 through a 3:1 gully, 2 through its own).
+
+    Kept per seat while the board's buildings and gullys are the very same tuples (``_RATES``): a state
+    copied for any other change shares them.
+    """
+    owners = state.corner_owner
+    kept = _RATES.get(seat)
+    if kept is not None and kept[0] is owners and kept[1] is state.gullys:
+        return kept[2]
+    found = _rates(state, seat)
+    _RATES[seat] = (owners, state.gullys, found)
+    return found
+
+
+_RATES: dict[int, tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]] = {}
+
+
+def _rates(state: SporeState, seat: int) -> tuple[int, ...]:
     result = [4] * KIND_COUNT
     owners = state.corner_owner
     for gully, (a, b) in enumerate(GULLY_CORNERS):

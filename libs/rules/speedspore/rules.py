@@ -239,6 +239,7 @@ def _main_moves(state: SporeState, seat: int) -> list[Json]:
     supply = state.supply
     on_board = state.pieces[seat]
     moves: list[Json] = []
+    plans: tuple[tuple[whatgoes.Trade, ...] | None, ...] | None = None
     for index, (build, cost) in enumerate(_BUILD_COSTS):
         # what pays first (the hand, else the canonical supply-trade plan), the places only when it pays
         if index == 3:  # mutation
@@ -250,7 +251,9 @@ def _main_moves(state: SporeState, seat: int) -> list[Json]:
                 and hand[4] >= cost[4]):
             plan: list[Json] = []
         else:
-            trades = whatgoes.plan_for(hand, build, rates, supply)
+            if plans is None:
+                plans = _plans(hand, rates, supply)
+            trades = plans[index]
             if trades is None:
                 continue
             plan = whatgoes.trades_json(trades)
@@ -289,6 +292,24 @@ def _main_moves(state: SporeState, seat: int) -> list[Json]:
                 moves.append({"angebot": {"gib": {KINDS[most]: 1}, "nimm": {KINDS[take]: 1}}})
     moves.append({"zug_beenden": True})
     return moves
+
+
+def _plans(hand: tuple[int, ...], rates: tuple[int, ...],
+           supply: tuple[int, ...]) -> tuple[tuple[whatgoes.Trade, ...] | None, ...]:
+    """Return per build (``BUILD_KEYS`` order) its supply-trade plan for this hand, rates and supply, kept in
+    ``_PLANS``: a turn with offers asks for the same hand many times."""
+    key = (hand, rates, supply)
+    found = _PLANS.get(key)
+    if found is None:
+        found = tuple(whatgoes.plan_for(hand, build, rates, supply) for build in BUILD_KEYS)
+        if len(_PLANS) >= 1024:
+            _PLANS.clear()
+        _PLANS[key] = found
+    return found
+
+
+_PLANS: dict[tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]],
+             tuple[tuple[whatgoes.Trade, ...] | None, ...]] = {}
 
 
 def _nourish_choices(supply: tuple[int, ...]) -> list[tuple[int, ...]]:
