@@ -783,6 +783,10 @@ def _play(state: SporeState, seat: int, move: Json) -> tuple[SporeState, Effects
     return new, effects
 
 
+_SELF_ANSWER, _OPEN_ANSWER, _YES, _NO = Answer(SELF), Answer(OPEN), Answer(JA), Answer(NEIN)
+"""The answers without cards (frozen: one shared object each)."""
+
+
 def _offer(state: SporeState, seat: int, move: Json) -> tuple[SporeState, Effects]:
     keys_are(move, "angebot")
     give, take = give_take(move["angebot"])
@@ -790,7 +794,7 @@ def _offer(state: SporeState, seat: int, move: Json) -> tuple[SporeState, Effect
         raise IllegalMove(f"Mehr als {MAX_OFFERS} Angebote je Zug gehen nicht.", "too_many_offers")
     if not _covers(state.hands[seat], give):
         raise IllegalMove("So viele Karten hast du nicht.", "not_in_hand")
-    answers = tuple(Answer(SELF) if other == seat else Answer(OPEN) for other in range(state.seats))
+    answers = tuple(_SELF_ANSWER if other == seat else _OPEN_ANSWER for other in range(state.seats))
     number = state.offers_made + 1
     new = evolve(state, offer=Offer(number, give, take, answers), offers_made=number)
     return new, [effect("angebot", f"{seat_name(seat)} bietet {bundle_words(give)} für {bundle_words(take)}.",
@@ -816,7 +820,7 @@ def _answer(state: SporeState, seat: int, move: Json) -> tuple[SporeState, Effec
             raise IllegalMove("Antworte mit „ja“ oder „nein“.", "malformed")
         if value == JA and not _covers(state.hands[seat], offer.take):
             raise IllegalMove("Dafür hast du nicht genug Karten.", "not_in_hand")
-        answer = Answer(value)
+        answer = _YES if value == JA else _NO
         text = f"{seat_name(seat)} sagt {value}."
         params = {"platz": seat, "antwort": value}
     new = evolve(state, offer=evolve(offer, answers=_set(offer.answers, seat, answer)))
