@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
-from libs.rules.speedspore.board import CORNER_EDGES, EDGE_CORNERS, EDGE_COUNT
+from libs.rules.speedspore.board import CORNER_COUNT, CORNER_EDGES, CORNER_NEIGHBOURS, EDGE_CORNERS
 from libs.rules.speedspore.material import GEFLECHT_MIN, WOLKE, WOLKE_MIN
 from libs.rules.speedspore.state import SporeState
+
+_LINKS: tuple[tuple[tuple[int, int], ...], ...] = tuple(
+    tuple(zip(CORNER_EDGES[corner], CORNER_NEIGHBOURS[corner], strict=True)) for corner in range(CORNER_COUNT))
+"""Per corner its (edge, corner at the edge's other end) pairs."""
 
 
 def longest_trail(edge_owner: tuple[int, ...], corner_owner: tuple[int, ...], seat: int) -> int:
     """Return the seat's longest trail: own threads joined end to end, no thread twice, never through a
     corner where another seat has a building."""
-    own = [edge for edge in range(EDGE_COUNT) if edge_owner[edge] == seat]
+    own = [edge for edge, owner in enumerate(edge_owner) if owner == seat]
     if not own:
         return 0
     best = 0
@@ -23,11 +27,10 @@ def longest_trail(edge_owner: tuple[int, ...], corner_owner: tuple[int, ...], se
         owner = corner_owner[corner]
         if owner != -1 and owner != seat:
             return
-        for edge in CORNER_EDGES[corner]:
+        for edge, other in _LINKS[corner]:
             if edge_owner[edge] == seat and edge not in used:
                 used.add(edge)
-                a, b = EDGE_CORNERS[edge]
-                walk(b if a == corner else a, length + 1)
+                walk(other, length + 1)
                 used.discard(edge)
 
     for edge in own:
