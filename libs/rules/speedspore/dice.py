@@ -65,9 +65,11 @@ def harvest(state: SporeState, number: int, dice: tuple[int, int], rolls: int | 
     that seat gets what is left.
     """
     seats = state.seats
-    owed = [[0] * KIND_COUNT for _ in range(seats)]
+    roll = state.rolls if rolls is None else rolls
+    owed: dict[int, list[int]] = {}
+    """Per seat owed anything: per kind how much."""
     totals = [0] * KIND_COUNT
-    lines: list[list[YieldLine]] = [[] for _ in range(seats)]
+    lines: dict[int, list[YieldLine]] = {}
     mold: list[tuple[int, YieldLine]] = []
     owners, levels, mold_field = state.corner_owner, state.corner_level, state.mold
     for field, kind, corners in rolling_fields(state.numbers, state.fields).get(number, ()):
@@ -79,16 +81,20 @@ def harvest(state: SporeState, number: int, dice: tuple[int, int], rolls: int | 
             line: YieldLine = (field, number, kind, level, level == 2)
             if field == mold_field:
                 mold.append((owner, line))
-            else:
+            elif owner in owed:
                 owed[owner][kind] += level
                 totals[kind] += level
                 lines[owner].append(line)
-    if not any(totals) and not mold:  # nobody is owed anything: hands and supply stay as they are
-        return state.hands, state.supply, YieldRecord(
-            roll=state.rolls if rolls is None else rolls, dice=dice, received=((),) * seats, mold=(), short=(),
-            partial=())
+            else:
+                owed[owner] = counts = [0] * KIND_COUNT
+                counts[kind] = level
+                totals[kind] += level
+                lines[owner] = [line]
+    if not owed:  # nobody is owed anything: hands and supply stay as they are
+        return state.hands, state.supply, YieldRecord(roll=roll, dice=dice, received=((),) * seats,
+                                                      mold=tuple(mold), short=(), partial=())
     supply = list(state.supply)
-    hands = [list(hand) for hand in state.hands]
+    gains = {seat: [0] * KIND_COUNT for seat in owed}
     short: list[int] = []
     partial: list[tuple[int, int, int, int]] = []
     for kind in range(KIND_COUNT):
@@ -96,15 +102,15 @@ def harvest(state: SporeState, number: int, dice: tuple[int, int], rolls: int | 
         if total == 0:
             continue
         if total <= supply[kind]:
-            for seat in range(seats):
-                hands[seat][kind] += owed[seat][kind]
+            for seat, counts in owed.items():
+                gains[seat][kind] = counts[kind]
             supply[kind] -= total
             continue
-        takers = [seat for seat in range(seats) if owed[seat][kind]]
+        takers = [seat for seat in sorted(owed) if owed[seat][kind]]
         if len(takers) == 1:
             seat = takers[0]
             got = supply[kind]
-            hands[seat][kind] += got
+            gains[seat][kind] = got
             supply[kind] = 0
             partial.append((kind, seat, owed[seat][kind], got))
             lines[seat] = _cap(lines[seat], kind, got)
@@ -112,10 +118,16 @@ def harvest(state: SporeState, number: int, dice: tuple[int, int], rolls: int | 
             short.append(kind)
             for seat in takers:
                 lines[seat] = [line for line in lines[seat] if line[2] != kind]
-    record = YieldRecord(roll=state.rolls if rolls is None else rolls, dice=dice,
-                         received=tuple(tuple(seat) for seat in lines), mold=tuple(mold), short=tuple(short),
+    hands = list(state.hands)
+    for seat, gain in gains.items():
+        if any(gain):
+            hand = hands[seat]
+            hands[seat] = (hand[0] + gain[0], hand[1] + gain[1], hand[2] + gain[2], hand[3] + gain[3],
+                           hand[4] + gain[4])
+    received = tuple(tuple(lines[seat]) if seat in lines else () for seat in range(seats))
+    record = YieldRecord(roll=roll, dice=dice, received=received, mold=tuple(mold), short=tuple(short),
                          partial=tuple(partial))
-    return tuple(tuple(hand) for hand in hands), tuple(supply), record
+    return tuple(hands), tuple(supply), record
 
 
 def _cap(lines: list[YieldLine], kind: int, got: int) -> list[YieldLine]:

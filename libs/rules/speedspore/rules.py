@@ -465,10 +465,13 @@ def _update_trails(state: SporeState, changed: tuple[int, ...] | None = None) ->
     return evolve(state, trail=lengths, longest_holder=holder)
 
 
+_AFTER_ROLL_KEYS = frozenset({*BUILD_KEYS, "vorrat", "angebot", "handeln", "zurueckziehen", "zug_beenden"})
+
+
 def _before_roll(state: SporeState, seat: int, move: Json) -> tuple[SporeState, Effects]:
     if "ausspielen" in move:
         return _play(state, seat, move)
-    if any(key in move for key in (*BUILD_KEYS, "vorrat", "angebot", "handeln", "zurueckziehen", "zug_beenden")):
+    if not _AFTER_ROLL_KEYS.isdisjoint(move):
         raise IllegalMove("Erst würfeln: Handeln, Bauen und das Zugende kommen nach dem Wurf.", "not_rolled")
     keys_are(move, "wuerfeln", required=("wuerfeln",))
     if move["wuerfeln"] is not True:
@@ -487,12 +490,15 @@ def _roll(state: SporeState, seat: int) -> tuple[SporeState, Effects]:
         effects.append(effect("wuerfelstapel", "Der Sporenstapel wird neu gemischt.", mischungen=shuffles))
     if total != 7:
         hands, supply, record = dice.harvest(state, total, pair, rolls)
+        if hands is state.hands:  # nobody received anything
+            return evolve(state, dice=pair, dice_deck=deck, dice_seen=seen, shuffles=shuffles, rolls=rolls,
+                          rolled=True, turn_log=log, last_yield=record, phase=HAUPT), effects
         gained = [sum(line[3] for line in lines) for lines in record.received]
         new = evolve(state, dice=pair, dice_deck=deck, dice_seen=seen, shuffles=shuffles, rolls=rolls,
                      rolled=True, turn_log=log, hands=hands, supply=supply, last_yield=record, phase=HAUPT,
                      harvest=tuple(h + g for h, g in zip(state.harvest, gained, strict=True)))
         for other in range(state.seats):
-            if hands[other] != state.hands[other]:
+            if hands[other] is not state.hands[other]:
                 got = _sub(hands[other], state.hands[other])
                 effects.append(effect("ertrag", f"{seat_name(other)} erhält {bundle_words(got)}.",
                                       platz=other, rohstoffe=bundle_json(got)))
