@@ -231,6 +231,7 @@ def _mold_moves(state: SporeState, seat: int) -> list[Json]:
 
 _PLAYABLE_CARDS = (WOLKE, WUCHSSCHUB, NAEHRQUELLE, NETZSOG)
 _BUILD_COSTS = tuple((build, COSTS[build]) for build in BUILD_KEYS)
+_COST_TOTALS = tuple(sum(COSTS[build]) for build in BUILD_KEYS)
 
 
 def _main_moves(state: SporeState, seat: int) -> list[Json]:
@@ -240,6 +241,7 @@ def _main_moves(state: SporeState, seat: int) -> list[Json]:
     on_board = state.pieces[seat]
     moves: list[Json] = []
     plans: tuple[tuple[whatgoes.Trade, ...] | None, ...] | None = None
+    cards = sum(hand)
     for index, (build, cost) in enumerate(_BUILD_COSTS):
         # what pays first (the hand, else the canonical supply-trade plan), the places only when it pays
         if index == 3:  # mutation
@@ -251,6 +253,8 @@ def _main_moves(state: SporeState, seat: int) -> list[Json]:
                 and hand[4] >= cost[4]):
             plan: list[Json] = []
         else:
+            if cards <= _COST_TOTALS[index]:  # each missing card takes at least 2 spare ones: no plan
+                continue
             if plans is None:
                 plans = _plans(hand, rates, supply)
             trades = plans[index]
