@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from hashlib import sha256
+
 from libs.rules.rng import SeededRng
 from libs.rules.speedspore.board import FIELD_CORNERS, FIELD_COUNT
 from libs.rules.speedspore.material import DESERT, KIND_COUNT
@@ -16,11 +18,32 @@ def shuffled_deck(seed: bytes, number: int) -> tuple[int, ...]:
     return tuple(SeededRng(seed, f"speedspore/wuerfelstapel/{number}").shuffle(ALL_OUTCOMES))
 
 
+_SIX_LIMIT = (1 << 64) - (1 << 64) % 6
+"""``randbelow(6)`` takes a word below this (docs/rules/rng.md)."""
+
+
+def _two_dice(seed: bytes, number: int) -> tuple[int, int]:
+    """Return roll ``number``'s dice: ``SeededRng(seed, f"speedspore/wurf/{number}")``, two ``randbelow(6) + 1``.
+
+    Both words come from the stream's first block, computed here straight (docs/rules/rng.md); only when one
+    of them is rejected (about once in 10¹⁸) is the generator itself asked.
+    """
+    label = f"speedspore/wurf/{number}".encode()
+    digest = sha256(bytes(seed) + len(label).to_bytes(4, "big") + label + _BLOCK_ZERO).digest()
+    first, second = int.from_bytes(digest[:8], "big"), int.from_bytes(digest[8:16], "big")
+    if first < _SIX_LIMIT and second < _SIX_LIMIT:
+        return first % 6 + 1, second % 6 + 1
+    rng = SeededRng(seed, f"speedspore/wurf/{number}")
+    return rng.randbelow(6) + 1, rng.randbelow(6) + 1
+
+
+_BLOCK_ZERO = (0).to_bytes(8, "big")
+
+
 def roll(state: SporeState) -> tuple[tuple[int, int], tuple[int, ...], tuple[int, ...], int]:
     """Return (dice, dice deck, dice seen, shuffles) after the next roll."""
     if state.dice_mode == "zufall":
-        rng = SeededRng(state.seed, f"speedspore/wurf/{state.rolls + 1}")
-        return (rng.randbelow(6) + 1, rng.randbelow(6) + 1), (), (), state.shuffles
+        return _two_dice(state.seed, state.rolls + 1), (), (), state.shuffles
     outcome = state.dice_deck[-1]
     deck = state.dice_deck[:-1]
     seen = (*state.dice_seen, outcome)
