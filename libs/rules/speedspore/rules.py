@@ -596,19 +596,19 @@ def _free_thread(state: SporeState, seat: int, move: Json) -> tuple[SporeState, 
     return new, [effect("gratis_faden", f"{seat_name(seat)} legt einen Myzelfaden gratis.", platz=seat, kante=edge)]
 
 
-def _place(state: SporeState, seat: int, build: str, place: int) -> SporeState:
-    """Return the state with the piece placed (no cost), trails and Geflecht updated."""
+def _place(state: SporeState, seat: int, build: str, place: int, **changes: Any) -> SporeState:
+    """Return the state with the piece placed (no cost) and ``changes`` made, trails and Geflecht updated."""
     pieces = state.pieces[seat]
     if build == "faden":
         new = evolve(state, edge_owner=_set(state.edge_owner, place, seat),
-                     pieces=_set(state.pieces, seat, _plus_piece(pieces, 0)))
+                     pieces=_set(state.pieces, seat, _plus_piece(pieces, 0)), **changes)
     elif build == "fruchtkoerper":
         new = evolve(state, corner_owner=_set(state.corner_owner, place, seat),
                      corner_level=_set(state.corner_level, place, 1),
-                     pieces=_set(state.pieces, seat, _plus_piece(pieces, 1)))
+                     pieces=_set(state.pieces, seat, _plus_piece(pieces, 1)), **changes)
     else:
         new = evolve(state, corner_level=_set(state.corner_level, place, 2),
-                     pieces=_set(state.pieces, seat, _plus_piece(_plus_piece(pieces, 1, -1), 2)))
+                     pieces=_set(state.pieces, seat, _plus_piece(_plus_piece(pieces, 1, -1), 2)), **changes)
         return new  # a tower changes no trail
     if build == "faden":
         return _update_trails(new, (seat,))  # a thread lengthens only its own seat's trails
@@ -707,16 +707,16 @@ def _build(state: SporeState, seat: int, key: str, move: Json) -> tuple[SporeSta
     if not building.affordable(new.hands[seat], key):
         raise IllegalMove(f"Dafür fehlen dir Rohstoffe: {bundle_words(COSTS[key])}.", "cannot_pay")
     cost = COSTS[key]
-    new = evolve(new, hands=_set(new.hands, seat, _sub(new.hands[seat], cost)), supply=_add(new.supply, cost))
+    hands, supply = _set(new.hands, seat, _sub(new.hands[seat], cost)), _add(new.supply, cost)
     if key == "mutation":
         card = new.deck[-1]
-        new = evolve(new, deck=new.deck[:-1], cards=_set(new.cards, seat, tuple(sorted((*new.cards[seat], card)))),
+        new = evolve(new, hands=hands, supply=supply, deck=new.deck[:-1],
+                     cards=_set(new.cards, seat, tuple(sorted((*new.cards[seat], card)))),
                      bought=(*new.bought, card), turn_log=_log(new, seat, ("kauft",)))
         effects.append(effect("kauft", f"{seat_name(seat)} kauft eine Mutation.", platz=seat))
         effects.append(effect("kauft.karte", f"Du ziehst {CARD_NAMES[card]}.", (seat,), karte=CARD_KEYS[card]))
         return new, effects
-    new = _place(new, seat, key, place)
-    new = evolve(new, turn_log=_log(new, seat, (key, place)))
+    new = _place(new, seat, key, place, hands=hands, supply=supply, turn_log=_log(new, seat, (key, place)))
     where = {"faden": "kante", "fruchtkoerper": "ecke", "turm": "ecke"}[key]
     effects.append(effect(f"bau.{key}", f"{seat_name(seat)} baut {_article(key)}.", None, platz=seat, **{where: place}))
     return new, effects
