@@ -35,6 +35,7 @@ from libs.rules.speedspore.material import (
     LIMITS,
     NAEHRQUELLE,
     NETZSOG,
+    SPECIAL_POINTS,
     WOLKE,
     WUCHSSCHUB,
 )
@@ -151,14 +152,33 @@ def _pending(state: SporeState) -> tuple[Pending, ...]:
                      if state.discard[seat] > 0)
     if phase == GRUENDUNG:
         return (Pending(state.current, True, f"gruendung-{state.founding}"),)
-    name = {WURF: "wurf", HAUPT: "zug", SCHIMMEL: f"schimmel{state.robberies}", WUCHS_PHASE: "wuchsschub"}[phase]
-    result = [Pending(state.current, True, f"{name}-{state.turn}")]
+    name = f"schimmel{state.robberies}" if phase == SCHIMMEL else _DECISION_NAMES[phase]
+    active = _must(state.current, f"{name}-{state.turn}")
     offer = state.offer
-    if offer is not None and phase == HAUPT:
-        for seat, answer in enumerate(offer.answers):
-            if answer.kind == OPEN:
-                result.append(Pending(seat, True, f"angebot-{state.turn}-{offer.number}"))
+    if offer is None or phase != HAUPT:
+        return (active,)
+    result = [active]
+    for seat, answer in enumerate(offer.answers):
+        if answer.kind == OPEN:
+            result.append(_must(seat, f"angebot-{state.turn}-{offer.number}"))
     return tuple(result)
+
+
+_DECISION_NAMES = {WURF: "wurf", HAUPT: "zug", WUCHS_PHASE: "wuchsschub"}
+
+
+def _must(seat: int, decision: str) -> Pending:
+    """Return ``Pending(seat, True, decision)``, one shared (frozen) object for the same seat and decision."""
+    key = (seat, decision)
+    found = _MUSTS.get(key)
+    if found is None:
+        if len(_MUSTS) >= 1024:
+            _MUSTS.clear()
+        found = _MUSTS[key] = Pending(seat, True, decision)
+    return found
+
+
+_MUSTS: dict[tuple[int, str], Pending] = {}
 
 
 def is_pending(state: SporeState, seat: int) -> bool:
@@ -397,7 +417,12 @@ def apply(state: SporeState, seat: int, move: Json) -> tuple[SporeState, Effects
 
 def _check_win(state: SporeState, effects: Effects) -> tuple[SporeState, Effects]:
     seat = state.current
-    if state.phase in (GRUENDUNG, ENDE) or scoring.points(state, seat) < state.target:
+    if state.phase in (GRUENDUNG, ENDE):
+        return state, effects
+    pieces = state.pieces[seat]
+    if pieces[1] + 2 * pieces[2] + 2 * SPECIAL_POINTS + len(state.cards[seat]) < state.target:
+        return state, effects  # not even with both special cards and every mutation card a Fund
+    if scoring.points(state, seat) < state.target:
         return state, effects
     total = scoring.points(state, seat)
     effects.append(effect("sieg", f"{seat_name(seat)} erreicht {total} Siegpunkte und gewinnt.",
