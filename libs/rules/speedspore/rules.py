@@ -238,12 +238,15 @@ def _answers(state: SporeState, seat: int) -> list[Json]:
 
 def _mold_moves(state: SporeState, seat: int) -> list[Json]:
     moves: list[Json] = []
+    owners = state.corner_owner
+    holding = [sum(hand) > 0 for hand in state.hands]
     for field in range(FIELD_COUNT):
         if field == state.mold:
             continue
-        found = victims(state, seat, field)
+        found = {owner for owner in map(owners.__getitem__, FIELD_CORNERS[field])
+                 if owner != -1 and owner != seat and holding[owner]}  # ``victims``
         if found:
-            moves.extend({"schimmel": field, "opfer": victim} for victim in found)
+            moves.extend({"schimmel": field, "opfer": victim} for victim in sorted(found))
         else:
             moves.append({"schimmel": field})
     return moves
@@ -260,7 +263,6 @@ def _main_moves(state: SporeState, seat: int) -> list[Json]:
     supply = state.supply
     on_board = state.pieces[seat]
     moves: list[Json] = []
-    plans: tuple[tuple[whatgoes.Trade, ...] | None, ...] | None = None
     cards = sum(hand)
     for index, (build, cost) in enumerate(_BUILD_COSTS):
         # what pays first (the hand, else the canonical supply-trade plan), the places only when it pays
@@ -275,9 +277,7 @@ def _main_moves(state: SporeState, seat: int) -> list[Json]:
         else:
             if cards <= _COST_TOTALS[index]:  # each missing card takes at least 2 spare ones: no plan
                 continue
-            if plans is None:
-                plans = _plans(hand, rates, supply)
-            trades = plans[index]
+            trades = _plan(hand, build, rates, supply)
             if trades is None:
                 continue
             plan = whatgoes.trades_json(trades)
@@ -318,22 +318,21 @@ def _main_moves(state: SporeState, seat: int) -> list[Json]:
     return moves
 
 
-def _plans(hand: tuple[int, ...], rates: tuple[int, ...],
-           supply: tuple[int, ...]) -> tuple[tuple[whatgoes.Trade, ...] | None, ...]:
-    """Return per build (``BUILD_KEYS`` order) its supply-trade plan for this hand, rates and supply, kept in
-    ``_PLANS``: a turn with offers asks for the same hand many times."""
-    key = (hand, rates, supply)
-    found = _PLANS.get(key)
-    if found is None:
-        found = tuple(whatgoes.plan_for(hand, build, rates, supply) for build in BUILD_KEYS)
+def _plan(hand: tuple[int, ...], build: str, rates: tuple[int, ...],
+          supply: tuple[int, ...]) -> tuple[whatgoes.Trade, ...] | None:
+    """Return ``whatgoes.plan_for`` of the build, kept in ``_PLANS``: a turn with offers asks for the same hand
+    many times."""
+    key = (hand, build, rates, supply)
+    found = _PLANS.get(key, _UNKNOWN)
+    if found is _UNKNOWN:
         if len(_PLANS) >= 1024:
             _PLANS.clear()
-        _PLANS[key] = found
+        found = _PLANS[key] = whatgoes.plan_for(hand, build, rates, supply)
     return found
 
 
-_PLANS: dict[tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]],
-             tuple[tuple[whatgoes.Trade, ...] | None, ...]] = {}
+_PLANS: dict[tuple[tuple[int, ...], str, tuple[int, ...], tuple[int, ...]], tuple[whatgoes.Trade, ...] | None] = {}
+_UNKNOWN: tuple[whatgoes.Trade, ...] = ((-1, -1),)
 
 
 def _nourish_choices(supply: tuple[int, ...]) -> list[tuple[int, ...]]:

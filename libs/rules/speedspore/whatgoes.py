@@ -111,17 +111,24 @@ def plan_for(hand: tuple[int, ...], build: str, seat_rates: tuple[int, ...],
     if spare < needed:
         return None
     givers = [kind for kind in range(KIND_COUNT) if caps[kind]]
-    others = [other for other in BUILDS if other != build]
+    other_costs = [COSTS[other] for other in BUILDS if other != build]
     best_key: tuple[int, ...] | None = None
     best: list[int] = []
     counts = [0] * KIND_COUNT
+    kinds = range(KIND_COUNT)
 
     def score() -> tuple[int, ...]:
-        left = [hand[kind] - counts[kind] * seat_rates[kind] + lacking[kind] - cost[kind]
-                for kind in range(KIND_COUNT)]
-        lacks = [_lack(left, other) for other in others]
-        given = sum(counts[kind] * seat_rates[kind] for kind in range(KIND_COUNT))
-        return (given, -sum(1 for lack in lacks if lack == 0), sum(lacks), *(-count for count in counts))
+        left = [hand[kind] - counts[kind] * seat_rates[kind] + lacking[kind] - cost[kind] for kind in kinds]
+        lacks = []
+        for other_cost in other_costs:  # ``_lack`` of each other build
+            lack = 0
+            for kind in kinds:
+                short = other_cost[kind] - left[kind]
+                if short > 0:
+                    lack += short
+            lacks.append(lack)
+        given = sum(counts[kind] * seat_rates[kind] for kind in kinds)
+        return (given, -lacks.count(0), sum(lacks), *(-count for count in counts))
 
     def spread(index: int, remaining: int) -> None:
         nonlocal best_key, best
