@@ -714,9 +714,10 @@ def _build(state: SporeState, seat: int, key: str, move: Json) -> tuple[SporeSta
         for give, take in trade_list(move["tausch"]):
             new, line = _supply_trade(new, seat, give, take)
             effects.append(line)
-    reason = screens.missing_reason(new, seat, key)
-    if reason is not None and not building.affordable(new.hands[seat], key):
-        raise IllegalMove(reason, "cannot_pay")
+    if not building.affordable(new.hands[seat], key):  # the reason is only looked for when the hand lacks cards
+        reason = screens.missing_reason(new, seat, key)
+        if reason is not None:
+            raise IllegalMove(reason, "cannot_pay")
     if key == "mutation":
         if not new.deck:
             raise IllegalMove("Der Mutationsstapel ist leer.", "deck_empty")
