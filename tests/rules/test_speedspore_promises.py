@@ -403,7 +403,8 @@ def test_6_offers_answers_counter_offers_and_the_chosen_partner() -> None:
     for seat, move in ((1, OFFER), (1, {"handeln": 2}), (2, {"vorrat": {"gib": "moos", "nimm": "humus"}})):
         assert_refused_without_change(ENGINE, pos, seat, move)  # only the active seat offers and trades
     pos = play(pos, 0, OFFER)
-    assert ENGINE.must_act(pos) == (0, 1, 2)  # everyone else must answer, each on its own clock
+    assert ENGINE.must_act(pos) == (1, 2)  # everyone else must answer, each on its own clock
+    assert ENGINE.may_act(pos) == (0,)  # the offering seat waits for them (it may act, no clock runs)
     names = {entry.seat: entry.decision for entry in ENGINE.pending(pos)}
     assert names[1] == names[2] and names[1] != names[0]
     assert_refused_without_change(ENGINE, pos, 1, {"angebot": {"gib": {"moos": 1}, "nimm": {"totholz": 1}}})
@@ -411,8 +412,9 @@ def test_6_offers_answers_counter_offers_and_the_chosen_partner() -> None:
     pos = play(pos, 1, {"antwort": "ja"})
     answers = ENGINE.view(pos, 2)["angebot"]["antworten"]
     assert answers[1]["art"] == "ja" and answers[2]["art"] == ""  # visible as it comes
-    assert ENGINE.must_act(pos) == (0, 2)
+    assert ENGINE.must_act(pos) == (2,) and ENGINE.may_act(pos) == (0,)
     pos = play(pos, 2, {"gegenangebot": {"gib": {"moos": 2}, "nimm": {"totholz": 1}}})
+    assert ENGINE.must_act(pos) == (0,)  # every answer is in: the offering seat decides, on a fresh clock
     assert ENGINE.view(pos, 1)["angebot"]["antworten"][2]["art"] == "gegen"
     assert {"handeln": 1} in ENGINE.legal_moves(pos, 0) and {"handeln": 2} in ENGINE.legal_moves(pos, 0)
     pos = play(pos, 0, {"handeln": 2})  # the active seat chooses the counter-offer

@@ -157,11 +157,13 @@ def _pending(state: SporeState) -> tuple[Pending, ...]:
     offer = state.offer
     if offer is None or phase != HAUPT:
         return (active,)
-    result = [active]
-    for seat, answer in enumerate(offer.answers):
-        if answer.kind == OPEN:
-            result.append(_must(seat, f"angebot-{state.turn}-{offer.number}"))
-    return tuple(result)
+    answering = [_must(seat, f"angebot-{state.turn}-{offer.number}")
+                 for seat, answer in enumerate(offer.answers) if answer.kind == OPEN]
+    if not answering:
+        return (active,)
+    # While answers are open the offering seat waits: it may act (trade with a "ja", withdraw, build, end
+    # the turn) but need not, and its clock rests until the last answer is in (then its decision is new).
+    return (Pending(state.current, False, active.decision), *answering)
 
 
 _DECISION_NAMES = {WURF: "wurf", HAUPT: "zug", WUCHS_PHASE: "wuchsschub"}
@@ -226,14 +228,23 @@ def _answers(state: SporeState, seat: int) -> list[Json]:
     if _covers(state.hands[seat], offer.take):
         moves.append({"antwort": JA})
     moves.append({"antwort": NEIN})
-    # canonical counter-offers: one card of a kind the seat holds for one of another kind
+    # canonical counter-offers: one card of a kind the offerer wants (and the seat holds) for one card of
+    # another kind, other than the offer's own 1:1 terms (that would be "ja")
     hand = state.hands[seat]
+    mirror = _single(offer.take), _single(offer.give)
     for give in range(KIND_COUNT):
-        if hand[give] and offer.give[give]:
+        if hand[give] and offer.take[give]:
             for take in range(KIND_COUNT):
-                if take != give and offer.take[take]:
+                if take != give and (give, take) != mirror:
                     moves.append({"gegenangebot": {"gib": {KINDS[give]: 1}, "nimm": {KINDS[take]: 1}}})
     return moves
+
+
+def _single(bundle: tuple[int, ...]) -> int:
+    """Return the kind of a bundle of exactly one card, else -1."""
+    if sum(bundle) != 1:
+        return -1
+    return bundle.index(1)
 
 
 def _mold_moves(state: SporeState, seat: int) -> list[Json]:
