@@ -185,7 +185,7 @@ _MUSTS: dict[tuple[int, str], Pending] = {}
 
 def is_pending(state: SporeState, seat: int) -> bool:
     """True if the seat has an open decision."""
-    return seat in {entry.seat for entry in pending(state)}
+    return seat in [entry.seat for entry in pending(state)]
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -287,6 +287,18 @@ def _main_moves(state: SporeState, seat: int) -> list[Json]:
             plan: list[Json] = []
         else:
             if cards <= _COST_TOTALS[index]:  # each missing card takes at least 2 spare ones: no plan
+                continue
+            needed = spare = 0  # ``whatgoes.plan_for``'s first pass: no plan when it rejects there
+            for kind_index in range(KIND_COUNT):
+                short = cost[kind_index] - hand[kind_index]
+                if short > 0:
+                    if short > supply[kind_index]:
+                        needed = -1
+                        break
+                    needed += short
+                elif short < 0:
+                    spare += -short // rates[kind_index]
+            if needed < 0 or spare < needed:
                 continue
             trades = _plan(hand, build, rates, supply)
             if trades is None:
