@@ -64,7 +64,9 @@ class Speedspore(RulesBase):
 
     def pending(self, state: Any) -> tuple[Pending, ...]:
         """Return the seats that must decide."""
-        return rules.pending(_state(state))
+        if type(state) is not SporeState:  # ``_state``, inline: asked several times per move
+            raise TypeError("not a Speedspore state")
+        return rules.pending(state)
 
     def legal_moves(self, state: Any, seat: int) -> list[Json]:
         """Return the seat's legal moves (offers: a canonical family)."""
@@ -99,7 +101,9 @@ class Speedspore(RulesBase):
 
     def is_over(self, state: Any) -> bool:
         """Return True once the game has ended."""
-        return _state(state).phase == ENDE
+        if type(state) is not SporeState:  # ``_state``, inline: asked several times per move
+            raise TypeError("not a Speedspore state")
+        return state.phase == ENDE
 
     def outcome(self, state: Any) -> Outcome:
         """Return places, scores, Rechenweg and leaderboard points; ValueError while running."""

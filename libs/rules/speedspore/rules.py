@@ -89,6 +89,9 @@ def _sub(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
 
 
 def _covers(hand: tuple[int, ...], need: tuple[int, ...]) -> bool:
+    if len(hand) == 5 == len(need):  # a hand and a bundle of the five kinds, compared straight
+        return (hand[0] >= need[0] and hand[1] >= need[1] and hand[2] >= need[2] and hand[3] >= need[3]
+                and hand[4] >= need[4])
     return all(h >= n for h, n in zip(hand, need, strict=True))
 
 
@@ -157,8 +160,8 @@ def _pending(state: SporeState) -> tuple[Pending, ...]:
     offer = state.offer
     if offer is None or phase != HAUPT:
         return (active,)
-    answering = [_must(seat, f"angebot-{state.turn}-{offer.number}")
-                 for seat, answer in enumerate(offer.answers) if answer.kind == OPEN]
+    asked = f"angebot-{state.turn}-{offer.number}"
+    answering = [_must(seat, asked) for seat, answer in enumerate(offer.answers) if answer.kind == OPEN]
     if not answering:
         return (active,)
     # While answers are open the offering seat waits: it may act (trade with a "ja", withdraw, build, end
