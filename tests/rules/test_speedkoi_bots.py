@@ -5,7 +5,6 @@ Strength and speed are measured by ``make bench`` (tools/bench.py); here only a 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -13,7 +12,6 @@ import pytest
 from libs.rules import registry
 from libs.rules.evolve import evolve
 from libs.rules.protocol import Json
-from libs.rules.registry import UnknownRules
 from libs.rules.rng import SeededRng
 from libs.rules.speedkoi import MODULE
 from libs.rules.speedkoi.material import ALL_LANTERNS, PATHS, VALUES
@@ -29,19 +27,6 @@ RULES = MODULE.rules_id
 LEVELS = ("easy", "normal", "strong")
 JUNK = ["indigo 1", "indigo 2", "karmin 1", "karmin 2", "silber 1", "silber 2"]
 """Lanterns that fit no row of seat 0 in the scenarios below (``_blocked_rows``: they run up to 9)."""
-
-
-@pytest.fixture(autouse=True, scope="module")
-def _registered() -> Iterator[None]:
-    """Register speedkoi@1 for these tests if the rules package does not (yet) do it itself."""
-    try:
-        registry.get(RULES)
-    except UnknownRules:
-        registry.register(MODULE)
-        yield
-        registry.unregister(RULES)
-        return
-    yield
 
 
 def _decide(state: KoiState, level: str, seat: int = 0, label: bytes = b"koi") -> Json | None:

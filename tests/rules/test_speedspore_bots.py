@@ -7,15 +7,12 @@ cheap behavioural checks on seeded positions.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
 from libs.rules import registry
 from libs.rules.engine import Engine, Position
 from libs.rules.evolve import evolve
 from libs.rules.protocol import Json
-from libs.rules.registry import UnknownRules
 from libs.rules.rng import SeededRng
 from libs.rules.speedspore import MODULE
 from libs.rules.speedspore.building import rates
@@ -27,19 +24,6 @@ from services.bot.policies.speedspore_bots import POLICY
 
 RULES = MODULE.rules_id
 LEVELS = ("easy", "normal", "strong")
-
-
-@pytest.fixture(autouse=True, scope="module")
-def _registered() -> Iterator[None]:
-    """Register speedspore@1 for these tests if the rules package does not (yet) do it itself."""
-    try:
-        registry.get(RULES)
-    except UnknownRules:
-        registry.register(MODULE)
-        yield
-        registry.unregister(RULES)
-        return
-    yield
 
 
 def _engine() -> Engine:
