@@ -86,11 +86,16 @@ def _interned(value: Any) -> Any:
     A module keeps a move's strings in its state (a colour taken lies in a pattern line, on the floor, in
     the lid): interned, a cached game holds one shared "rot" instead of one decoded copy per move.
     """
-    if type(value) is str:
+    kind = type(value)
+    if kind is str:
         return sys.intern(value)
-    if type(value) is dict:
-        return {key: _interned(item) for key, item in value.items()}
-    if type(value) is list:
+    if kind is dict:
+        copy: dict[Any, Any] = {}
+        for key, item in value.items():  # numbers and booleans, a move's usual values, taken as they are
+            inner = type(item)
+            copy[key] = item if inner is int or inner is bool else _interned(item)
+        return copy
+    if kind is list:
         return [_interned(item) for item in value]
     return value
 
@@ -157,11 +162,11 @@ class Engine:
 
     def must_act(self, position: Position) -> tuple[int, ...]:
         """Return the seats that must decide now (their clocks run)."""
-        return tuple(p.seat for p in self.pending(position) if p.must)
+        return tuple([p.seat for p in self._pending(position.state) if p.must])
 
     def may_act(self, position: Position) -> tuple[int, ...]:
         """Return the seats that may act now without having to."""
-        return tuple(p.seat for p in self.pending(position) if not p.must)
+        return tuple([p.seat for p in self._pending(position.state) if not p.must])
 
     def can_act(self, position: Position, seat: int) -> bool:
         """Return True if ``seat`` has an open decision (must or may)."""
@@ -181,7 +186,7 @@ class Engine:
         """Raise IllegalMove (German reason) for what every game refuses alike; return if the module may judge."""
         if self.module.is_over(position.state):
             raise IllegalMove("Die Partie ist schon zu Ende.", "game_over")
-        if not _is_int(seat) or not 0 <= seat < position.seats:
+        if not (type(seat) is int or _is_int(seat)) or not 0 <= seat < position.seats:
             # Only a plausible seat number is named: the reason must never echo a hostile value whole.
             shown = _seat_name(seat) if _is_int(seat) and -1 <= seat < 99 else "Diesen Platz"
             raise IllegalMove(f"{shown} gibt es in dieser Partie nicht.", "no_seat")
@@ -246,8 +251,11 @@ class Engine:
         """
         pending = self._pending(state)
         result: list[Decision | None] = [None] * before.seats
+        kept = before.decisions
+        count = len(kept)
         for entry in pending:
-            old = before.decision_of(entry.seat)
+            seat = entry.seat
+            old = kept[seat] if 0 <= seat < count else None  # ``before.decision_of(seat)``
             if old is None or old.must != entry.must:
                 began = ply
             elif undo:
@@ -255,8 +263,11 @@ class Engine:
             elif entry.decision is not None:
                 began = old.began if old.key == entry.decision else ply
             else:
-                began = ply if entry.seat == mover else old.began
-            result[entry.seat] = Decision(must=entry.must, key=entry.decision, began=began)
+                began = ply if seat == mover else old.began
+            if old is not None and began == old.began and old.key == entry.decision and old.must is entry.must:
+                result[seat] = old  # the same decision goes on: the equal frozen object is shared
+            else:
+                result[seat] = Decision(must=entry.must, key=entry.decision, began=began)
         return tuple(result)
 
     def preview(self, position: Position, seat: int, move: Any) -> Json:
