@@ -513,6 +513,11 @@ def _update_trails(state: SporeState, changed: tuple[int, ...] | None = None) ->
         for other in changed:
             values[other] = specials.longest_trail(state.edge_owner, state.corner_owner, other)
         lengths = tuple(values)
+    return _set_trails(state, lengths)
+
+
+def _set_trails(state: SporeState, lengths: tuple[int, ...]) -> SporeState:
+    """Return the state with these trail lengths and Weitestes Geflecht passed on accordingly."""
     holder = specials.longest_holder(state.longest_holder, lengths)
     if lengths == state.trail and holder == state.longest_holder:
         return state
@@ -660,8 +665,9 @@ def _place(state: SporeState, seat: int, build: str, place: int, **changes: Any)
         new = evolve(state, corner_level=_set(state.corner_level, place, 2),
                      pieces=_set(state.pieces, seat, _plus_piece(_plus_piece(pieces, 1, -1), 2)), **changes)
         return new  # a tower changes no trail
-    if build == "faden":
-        return _update_trails(new, (seat,))  # a thread lengthens only its own seat's trails
+    if build == "faden":  # a thread lengthens only its own seat's trails, and only those through it
+        length = max(new.trail[seat], specials.longest_through(new.edge_owner, new.corner_owner, seat, place))
+        return _set_trails(new, _set(new.trail, seat, length))
     # a Fruchtkörper leaves its own seat's trails as they were and may break those of others through its corner
     edges = state.edge_owner
     broken = {edges[edge] for edge in CORNER_EDGES[place]}

@@ -42,6 +42,45 @@ def longest_trail(edge_owner: tuple[int, ...], corner_owner: tuple[int, ...], se
     return best
 
 
+def longest_through(edge_owner: tuple[int, ...], corner_owner: tuple[int, ...], seat: int, edge: int) -> int:
+    """Return the seat's longest trail that uses ``edge`` (one of its threads), by the rules of
+    ``longest_trail``: a trail on one side of the edge, the edge, a trail on the other side sharing no thread.
+
+    The seat's longest trail after it lays a thread is the larger of this and its longest trail before: a trail
+    without the new thread was one before.
+    """
+    a, b = EDGE_CORNERS[edge]
+    best = 1
+    used = {edge}
+
+    def extend(corner: int, length: int) -> None:  # ``longest_trail``'s walk, from the other end
+        nonlocal best
+        if length > best:
+            best = length
+        owner = corner_owner[corner]
+        if owner != -1 and owner != seat:
+            return
+        for link, other in _LINKS[corner]:
+            if edge_owner[link] == seat and link not in used:
+                used.add(link)
+                extend(other, length + 1)
+                used.discard(link)
+
+    def walk(corner: int, length: int) -> None:  # every trail on a's side, each then extended from b
+        extend(b, length)
+        owner = corner_owner[corner]
+        if owner != -1 and owner != seat:
+            return
+        for link, other in _LINKS[corner]:
+            if edge_owner[link] == seat and link not in used:
+                used.add(link)
+                walk(other, length + 1)
+                used.discard(link)
+
+    walk(a, 1)
+    return best
+
+
 def trails(state: SporeState) -> tuple[int, ...]:
     """Return every seat's longest trail."""
     return tuple(longest_trail(state.edge_owner, state.corner_owner, seat) for seat in range(state.seats))
