@@ -46,17 +46,39 @@ async def facts_are_read(js: JetStreamContext, durable: str, timeout: float = 15
 
 
 async def consumer_is_done(js: JetStreamContext, stream: str, durable: str, timeout: float = 15.0) -> None:
-    """Wait until the durable consumer `durable` on `stream` has acknowledged every message it filters."""
+    """Wait until the durable consumer `durable` on `stream` has acknowledged every message it filters.
+
+    Waits for the ack floor to reach the last message the consumer filters, not only for `num_pending` to
+    read 0: JetStream tells its consumers of a new message asynchronously, so right after a publish's ack
+    the consumer may still count 0 pending and 0 unacknowledged.
+    """
     deadline = time.monotonic() + timeout
+    last: int | None = None
     while True:
         try:
             info = await js.consumer_info(stream, durable)
-            if info.num_pending == 0 and info.num_ack_pending == 0:
+            if last is None:
+                last = await _last_filtered(js, stream, info.config.filter_subject, info.config.filter_subjects)
+            floor = (info.ack_floor.stream_seq or 0) if info.ack_floor is not None else 0
+            if info.num_pending == 0 and info.num_ack_pending == 0 and floor >= last:
                 return
         except NotFoundError:  # the service creates its consumer moments after it starts
             pass
         assert time.monotonic() < deadline, f"{durable} did not read {stream} in time"
         await asyncio.sleep(0.05)
+
+
+async def _last_filtered(js: JetStreamContext, stream: str, subject: str | None,
+                         subjects: list[str] | None) -> int:
+    """The stream sequence of the last message on `stream` matching the consumer's filter (0 if none)."""
+    last = 0
+    for filtered in ([subject] if subject else subjects or [">"]):
+        try:
+            found = await js.get_last_msg(stream, filtered)
+        except NotFoundError:
+            continue
+        last = max(last, found.seq or 0)
+    return last
 
 
 async def consumer_acked(js: JetStreamContext, stream: str, durable: str, stream_seq: int,
