@@ -9,10 +9,12 @@ from libs.platform.service import Runtime, Startup, Worker, create_service_app
 from libs.platform.settings import Settings, get_settings
 from services.table.commands import serve_commands
 from services.table.event_store import GameLog
+from services.table.export_routes import router as export_router
 from services.table.fast_routes import mount_hot_routes
 from services.table.followup import follow_up_events
 from services.table.games import Games
 from services.table.live_limits import LiveLimits
+from services.table.replay_routes import router as replay_router
 from services.table.routes import router
 from services.table.seeds import SeedSource
 from services.table.timers import Clock, watch_deadlines
@@ -35,7 +37,7 @@ def create_app(settings: Settings | None = None, seeds: SeedSource | None = None
         runtime.extras["clock"] = clock or Clock(runtime.settings.clock_lag_seconds)
         runtime.extras["live_limits"] = LiveLimits(runtime.settings)
 
-    routers: list[APIRouter] = [router] if "api" in roles else []
+    routers: list[APIRouter] = [router, export_router, replay_router] if "api" in roles else []
     startup: list[Startup] = [wire, serve_commands] if "api" in roles else [wire]
     workers: list[Worker] = []
     if "followup" in roles:
