@@ -1,0 +1,114 @@
+"""Step-through replays of ended games: the record at any event n, folded once and kept in a bounded cache.
+
+Scrubbing through a game asks for n, n + 1, n + 2, ... (or jumps back): every answer must not fold the log
+from its first event again. Per game this keeps the log, the record at a checkpoint every `every` events
+(at most `MARKS` of them per game, whatever its length) and the record last served (the cursor): a request
+for n folds on from the cursor when that is at or before n, else from the nearest checkpoint at or before
+n, so scrubbing forward costs one fold per step and a jump at most `every` − 1 folds. Only ended games are
+kept (their logs never change); the least recently used game is dropped beyond `games` of them.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from dataclasses import dataclass, field
+
+from libs.platform.envelope import EventType
+from services.table.event_store import StoredEvent
+from services.table.records import CorruptLog, GameRecord, Seat, begin, seats_of
+
+MARKS = 64
+"""Checkpoints kept per game at most (a long game spaces them wider)."""
+MIN_EVERY = 8
+"""Checkpoints are at least this many events apart (a short game needs few)."""
+GAMES = 32
+"""Games kept at once by default (a long Speedspore game with its checkpoints costs well under 1 MiB)."""
+
+
+def is_ended(events: list[StoredEvent]) -> bool:
+    """True when the log ends with GameEnded (the game is over and its log final)."""
+    return bool(events) and events[-1].event.type == EventType.GAME_ENDED
+
+
+@dataclass
+class GameReplay:
+    """One ended game's log with the records folded so far: checkpoints and the cursor."""
+
+    events: list[StoredEvent]
+    seats: tuple[Seat, ...]
+    every: int
+    marks: dict[int, GameRecord] = field(default_factory=dict)
+    """Record at n = 1 + k × every, by k (filled as folds pass them)."""
+    cursor: GameRecord | None = None
+    folds: int = 0
+    """Events folded for this game so far (the benchmark and the tests read it)."""
+
+    @property
+    def last(self) -> int:
+        """The number of the log's last event (GameEnded)."""
+        return len(self.events)
+
+    def record_at(self, n: int) -> GameRecord:
+        """Return the record after event `n` (1 ≤ n ≤ last): the same fold the table made when the game was at n.
+
+        Every MoveMade keeps its effects (the view at n shows the last move's effects, as the live one did).
+        Raises CorruptLog when the log cannot be folded up to n.
+        """
+        if not 1 <= n <= self.last:
+            raise IndexError(n)
+        record = self._start_for(n)
+        while record.n < n:
+            record = record.fold(self.events[record.n])  # events[i] is event n = i + 1
+            self.folds += 1
+            if (record.n - 1) % self.every == 0:
+                self.marks.setdefault((record.n - 1) // self.every, record)
+        self.cursor = record
+        return record
+
+    def _start_for(self, n: int) -> GameRecord:
+        """The folded record at or before `n` closest to it: the cursor, a checkpoint, or event 1."""
+        cursor = self.cursor
+        k = (n - 1) // self.every
+        while k > 0 and k not in self.marks:
+            k -= 1
+        mark = self.marks.get(k)
+        if mark is None:
+            mark = begin(self.events[0])
+            self.marks[0] = mark
+        if cursor is not None and mark.n <= cursor.n <= n:
+            return cursor
+        return mark
+
+
+class Replays:
+    """The step-through replays this replica holds, least recently used dropped beyond `games`."""
+
+    def __init__(self, games: int = GAMES, marks: int = MARKS) -> None:
+        self._games: OrderedDict[str, GameReplay] = OrderedDict()
+        self._limit = games
+        self._marks = marks
+
+    def cached(self, game_id: str) -> GameReplay | None:
+        """Return the kept replay of a game, if any (marking it recently used)."""
+        replay = self._games.get(game_id)
+        if replay is not None:
+            self._games.move_to_end(game_id)
+        return replay
+
+    def keep(self, game_id: str, events: list[StoredEvent]) -> GameReplay:
+        """Keep the replay of an ended game's log (`is_ended(events)` must hold) and return it (CorruptLog: the
+        log does not begin with GameStarted)."""
+        if not is_ended(events):
+            raise ValueError("only an ended game's log is final enough to keep")
+        kept = self._games.get(game_id)
+        if kept is not None:  # two first requests raced: one replay serves both
+            self._games.move_to_end(game_id)
+            return kept
+        if events[0].event.type != EventType.GAME_STARTED:
+            raise CorruptLog(f"game {game_id}: the log does not begin with GameStarted")
+        every = max(MIN_EVERY, -(-len(events) // self._marks))
+        replay = GameReplay(events=events, seats=seats_of(events[0].event), every=every)
+        self._games[game_id] = replay
+        while len(self._games) > self._limit:
+            self._games.popitem(last=False)
+        return replay
