@@ -51,6 +51,7 @@ demo: venv
 bench: $(VENV)/.synced-bench
 	$(PY) -m tools.bench
 	$(PY) -m tools.platform_bench
+	$(PY) -m tools.replay_bench
 
 clean:
 	rm -rf $(VENV) $(TOOLS)
