@@ -73,7 +73,7 @@ def replay_step(replay: GameReplay, game_id: str, n: int, sight: Sight, runtime:
         record = replay.record_at(n)
     except CorruptLog as error:
         raise _corrupt(error) from error
-    event = replay.events[n - 1].event
+    event = replay.event(n)
     return {
         "game_id": game_id,
         "n": n,
