@@ -1,15 +1,119 @@
-"""(being built) the `speed audit` subcommand."""
+"""Audit a finished game's export (a file, or a game fetched from the table): chain, seed, replay, outcome.
+
+Exit status: 0 the audit passed, 1 it found a difference, 2 the input is unusable (no file, no export, the
+table refused or cannot be reached).
+"""
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any, TextIO
+
+import httpx
+
+from libs.audit import UnusableDocument, audit
+from libs.devservers.processes import DEFAULT_PORTS
+
+PASSED, FAILED, UNUSABLE = 0, 1, 2
+DEFAULT_TABLE_URL = f"http://127.0.0.1:{DEFAULT_PORTS['table']}"
+"""The table's API as `make run` starts it (TABLE_URL overrides it)."""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """No arguments yet."""
+    """The export (file or game id), where the table is, the token, progress and JSON output."""
+    parser.add_argument("source", metavar="FILE|GAME_ID",
+                        help="Pfad zu einem Export (JSON) oder die Id einer beendeten Partie")
+    parser.add_argument("--table-url", default=os.environ.get("TABLE_URL", DEFAULT_TABLE_URL),
+                        help=f"Adresse des Tisches (Vorgabe: $TABLE_URL oder {DEFAULT_TABLE_URL})")
+    parser.add_argument("--token", default=os.environ.get("SPEED_TOKEN"),
+                        help="Bearer-Token (Spieler oder Betrieb); ohne: ein Betriebs-Token aus AUTH_SECRET")
+    parser.add_argument("--progress", action="store_true",
+                        help="Fortschritt auf stderr zeigen (ohnehin, wenn stderr ein Terminal ist)")
+    parser.add_argument("--json", action="store_true", help="den Bericht als JSON ausgeben")
+    parser.add_argument("--save", metavar="FILE", help="den vom Tisch geholten Export hier speichern")
 
 
 def run(args: argparse.Namespace) -> int:
-    """Not built yet: exits 2."""
-    print("noch nicht gebaut")
-    return 2
+    """Audit the export; print the verdict, the first difference and the timeout moves; return the exit status."""
+    try:
+        document = _load(args)
+    except UnusableInput as error:
+        print(f"Prüfung nicht möglich: {error}", file=sys.stderr)
+        return UNUSABLE
+    show_progress = args.progress or sys.stderr.isatty()
+    try:
+        report = audit(document, progress=_progress_printer(sys.stderr) if show_progress else None)
+    except UnusableDocument as error:
+        print(f"Prüfung nicht möglich: {error}", file=sys.stderr)
+        return UNUSABLE
+    if show_progress:
+        print(file=sys.stderr)
+    if args.json:
+        print(json.dumps(report.to_json(), ensure_ascii=False, indent=2))
+    else:
+        print("\n".join(report.lines()))
+    return PASSED if report.passed else FAILED
+
+
+class UnusableInput(Exception):
+    """The export could not be read or fetched (German reason)."""
+
+
+def _load(args: argparse.Namespace) -> Any:
+    """Return the export document from the file named, or fetched from the table for a game id."""
+    path = Path(args.source)
+    if path.exists() or os.sep in args.source or args.source.endswith(".json"):
+        try:
+            return json.loads(path.read_text(encoding="utf-8"))
+        except OSError as error:
+            raise UnusableInput(f"Die Datei {args.source} lässt sich nicht lesen ({error.strerror}).") from None
+        except ValueError as error:
+            raise UnusableInput(f"Die Datei {args.source} ist kein JSON ({error}).") from None
+    document = _fetch(args.table_url.rstrip("/"), args.source, args.token or _operator_token())
+    if args.save:
+        Path(args.save).write_text(json.dumps(document, ensure_ascii=False), encoding="utf-8")
+    return document
+
+
+def _operator_token() -> str:
+    """Return an operator token minted from AUTH_SECRET (as `speed operator-token` does)."""
+    from libs.platform.auth import issue_operator_token
+    from libs.platform.settings import get_settings
+
+    try:
+        return issue_operator_token(get_settings().auth_secret, "speed-audit", hours=1)
+    except Exception as error:  # no usable secret configured
+        raise UnusableInput(f"Ohne --token braucht es AUTH_SECRET für ein Betriebs-Token ({error}).") from None
+
+
+def _fetch(table_url: str, game_id: str, token: str) -> Any:
+    """Return the export of ``game_id`` from the table; raise UnusableInput with the table's reason."""
+    url = f"{table_url}/games/{game_id}/export"
+    try:
+        answer = httpx.get(url, headers={"Authorization": f"Bearer {token}"}, timeout=60)
+    except httpx.HTTPError as error:
+        raise UnusableInput(f"Der Tisch unter {table_url} ist nicht erreichbar ({error}).") from None
+    if answer.status_code != 200:
+        try:
+            reason = answer.json().get("detail")
+        except ValueError:
+            reason = answer.text[:200]
+        raise UnusableInput(f"Der Tisch verweigert den Export ({answer.status_code}): {reason}")
+    try:
+        return answer.json()
+    except ValueError:
+        raise UnusableInput("Der Tisch hat keinen JSON-Export geliefert.") from None
+
+
+def _progress_printer(stream: TextIO) -> Any:
+    """Return a progress callback that rewrites one line: "Ereignis 120/480"."""
+
+    def show(done: int, total: int) -> None:
+        stream.write(f"\rEreignis {done}/{total}")
+        stream.flush()
+
+    return show

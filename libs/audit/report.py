@@ -1,0 +1,131 @@
+"""What an audit found, as structured data, and the German verdict built from it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from libs.platform.canonical import canonical_json
+
+CHECK_NAMES = {
+    "document": "Exportdokument",
+    "chain": "Hash-Kette",
+    "seed": "Saat",
+    "replay": "Nachspielen",
+    "outcome": "Ergebnis",
+    "timeout": "Zeitüberschreitung",
+}
+"""Each check's German name, in the order the audit runs them."""
+
+_SHOWN = 160
+"""How many characters of an expected or found value a verdict line shows (the report keeps them whole)."""
+
+
+def shown(value: Any) -> str:
+    """Return a value as compact JSON for a verdict line, shortened with "…" past ``_SHOWN`` characters."""
+    try:
+        text = canonical_json(value).decode()
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= _SHOWN else text[:_SHOWN - 1] + "…"
+
+
+@dataclass(frozen=True)
+class Difference:
+    """The first thing that does not hold: which check, which event, which field, expected against found."""
+
+    check: str
+    """One of ``CHECK_NAMES``."""
+    n: int | None
+    """The event it was found at (None: the document's header, not an event)."""
+    field: str
+    """The field inside the event (``hash``, ``prev``, ``data.effects[2]``, ``data.outcome.scores[1]``)."""
+    expected: Any
+    found: Any
+    reason: str
+    """A German sentence saying what is wrong."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"check": self.check, "n": self.n, "field": self.field, "expected": self.expected,
+                "found": self.found, "reason": self.reason}
+
+    def line(self) -> str:
+        """Return the difference as one German line."""
+        where = f"Ereignis {self.n}, " if self.n is not None else ""
+        return (f"{CHECK_NAMES.get(self.check, self.check)}: {where}Feld {self.field}: {self.reason} "
+                f"(erwartet {shown(self.expected)}, gefunden {shown(self.found)})")
+
+
+@dataclass(frozen=True)
+class TimeoutMove:
+    """A move the computer made for a seat whose think time ran out (``chosen_by: "timeout"``)."""
+
+    n: int
+    seat: int
+    at: str
+    decision_began: int | None
+    """The event the seat's decision began with (None: the seat had no running decision)."""
+    deadline: str | None
+    """When the think time ran out by the log's timestamps (without the table's grace); None without a clock."""
+    early: bool = False
+    """The move's timestamp lies before the deadline (the writing table's clock may differ: a warning only)."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"n": self.n, "seat": self.seat, "at": self.at, "decision_began": self.decision_began,
+                "deadline": self.deadline, "early": self.early}
+
+    def line(self) -> str:
+        """Return the timeout move as one German line."""
+        since = f", Entscheidung seit Ereignis {self.decision_began}" if self.decision_began is not None else ""
+        until = f", Bedenkzeit bis {self.deadline}" if self.deadline else ""
+        note = " – laut Zeitstempel VOR Ablauf der Bedenkzeit" if self.early else ""
+        return (f"Ereignis {self.n}: Platz {self.seat + 1}, Computerzug nach Zeitüberschreitung um {self.at}"
+                f"{since}{until}{note}")
+
+
+@dataclass
+class AuditReport:
+    """The audit's result: passed when no difference was found; the timeout moves are listed either way."""
+
+    game_id: str = ""
+    rules: str = ""
+    scope: str = ""
+    events: int = 0
+    moves: int = 0
+    """MoveMade events replayed (all of them when the audit passed)."""
+    difference: Difference | None = None
+    timeouts: list[TimeoutMove] = field(default_factory=list)
+    undone: list[int] = field(default_factory=list)
+    """The events that took a step back ("Zurück"); they stay in the log and replay as undone."""
+    warnings: list[str] = field(default_factory=list)
+    checks: list[str] = field(default_factory=list)
+    """The checks that held, in the order they ran."""
+
+    @property
+    def passed(self) -> bool:
+        return self.difference is None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"passed": self.passed, "game_id": self.game_id, "rules": self.rules, "scope": self.scope,
+                "events": self.events, "moves": self.moves, "checks": list(self.checks),
+                "difference": self.difference.to_json() if self.difference else None,
+                "timeouts": [move.to_json() for move in self.timeouts], "undone": list(self.undone),
+                "warnings": list(self.warnings), "verdict": self.verdict()}
+
+    def verdict(self) -> str:
+        """Return the German verdict in one line."""
+        if self.difference is None:
+            checked = ", ".join(CHECK_NAMES[check] for check in self.checks)
+            return (f"Prüfung bestanden: Partie {self.game_id} ({self.rules}), {self.events} Ereignisse, "
+                    f"{self.moves} Züge nachgespielt; geprüft: {checked}.")
+        return f"Prüfung fehlgeschlagen: {self.difference.line()}"
+
+    def lines(self) -> list[str]:
+        """Return the whole report as German lines: the verdict, the timeout moves, steps taken back, warnings."""
+        lines = [self.verdict()]
+        lines.append(f"Computerzüge nach Zeitüberschreitung: {len(self.timeouts)}")
+        lines.extend(f"  {move.line()}" for move in self.timeouts)
+        if self.undone:
+            lines.append("Zurückgenommene Schritte („Zurück“) in Ereignis " + ", ".join(map(str, self.undone)))
+        lines.extend(f"Hinweis: {warning}" for warning in self.warnings)
+        return lines
