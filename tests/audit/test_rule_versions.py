@@ -1,0 +1,101 @@
+"""Rule versions (issue 13, point 6): a log written by rules version N still audits after version N+1 ships.
+
+The golden exports (``golden/<game>_v<N>.json``, written once by ``make_golden.py``) are audited on every
+run with the version they name. A synthetic version 2 of Speedmosaik (one changed rule: a point more for
+everyone at the end) shows that new games get the latest version while the old log keeps its own.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from libs.audit import audit
+from libs.platform.envelope import Event, compute_hash
+from libs.rules import SPEEDMOSAIK, Outcome, registry
+from libs.rules.speedmosaik.module import SPEC, Speedmosaik
+
+GOLDEN = Path(__file__).resolve().parent / "golden"
+GOLDEN_LOGS = sorted(GOLDEN.glob("*_v*.json"))
+
+
+def load(path: Path) -> dict[str, Any]:
+    document: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return document
+
+
+@pytest.mark.parametrize("path", GOLDEN_LOGS, ids=lambda path: path.stem)
+def test_every_golden_log_audits_with_the_version_it_names(path: Path) -> None:
+    document = load(path)
+    report = audit(document)
+    assert report.passed, report.lines()
+    assert report.rules == document["rules"]["id"] == f"{document['game']}@{document['rules']['version']}"
+    assert report.moves > 20
+
+
+def test_golden_logs_cover_every_module_and_private_parts() -> None:
+    assert {load(path)["game"] for path in GOLDEN_LOGS} == {"speedmosaik", "speedkoi", "speednova", "speedspore"}
+    assert any('"$private"' in path.read_text(encoding="utf-8") and '"signal"' in path.read_text(encoding="utf-8")
+               for path in GOLDEN_LOGS)
+
+
+class SpeedmosaikV2(Speedmosaik):
+    """A made-up version 2: the same game, but everyone gets one point more at the end."""
+
+    spec = dataclasses.replace(SPEC, version=2)
+
+    def outcome(self, state: Any) -> Outcome:
+        """Version 1's outcome with one point more per seat (the changed rule)."""
+        before = super().outcome(state)
+        return dataclasses.replace(before, scores=tuple(score + 1 for score in before.scores))
+
+
+@pytest.fixture
+def version_2() -> Iterator[SpeedmosaikV2]:
+    module = SpeedmosaikV2()
+    registry.register(module)
+    try:
+        yield module
+    finally:
+        registry.unregister(module.rules_id)
+
+
+def test_new_games_get_version_2_while_the_golden_version_1_log_still_audits(version_2: SpeedmosaikV2) -> None:
+    assert registry.latest("speedmosaik") is version_2  # what the table starts new games with
+    assert registry.get("speedmosaik@1") is SPEEDMOSAIK  # the old version stays registered beside it
+    document = load(GOLDEN / "speedmosaik_v1.json")
+    report = audit(document)
+    assert report.passed and report.rules == "speedmosaik@1", report.lines()
+
+    # The same moves named as version 2 (re-hashed) do not give the recorded outcome: the version matters.
+    relabelled = copy.deepcopy(document)
+    relabelled["rules"] = {"id": "speedmosaik@2", "game": "speedmosaik", "version": 2}
+    for index, event in enumerate(relabelled["events"]):
+        event["rules"] = "speedmosaik@2"
+        if "rules" in event["data"]:
+            event["data"]["rules"] = "speedmosaik@2"
+        event["prev"] = relabelled["events"][index - 1]["hash"] if index else "0" * 64
+        event["hash"] = compute_hash(Event(**event))
+    report = audit(relabelled)
+    assert report.difference is not None and report.difference.field == "data.outcome.scores[0]", report.lines()
+    assert report.difference.found + 1 == report.difference.expected
+
+
+def test_without_version_2_registered_its_log_cannot_be_replayed() -> None:
+    document = load(GOLDEN / "speedmosaik_v1.json")
+    ghost = copy.deepcopy(document)
+    ghost["rules"] = {"id": "speedmosaik@2", "game": "speedmosaik", "version": 2}
+    ghost["events"][0]["rules"] = ghost["events"][0]["data"]["rules"] = "speedmosaik@2"
+    ghost["events"][0]["hash"] = compute_hash(Event(**ghost["events"][0]))
+    for index in range(1, len(ghost["events"])):
+        ghost["events"][index]["prev"] = ghost["events"][index - 1]["hash"]
+        ghost["events"][index]["hash"] = compute_hash(Event(**ghost["events"][index]))
+    report = audit(ghost)
+    assert report.difference is not None and report.difference.field == "rules"
+    assert "unbekannt" in report.difference.reason
