@@ -8,15 +8,20 @@ from __future__ import annotations
 import asyncio
 import uuid
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 import httpx
 from nats.aio.client import Client as NatsClient
 
 from libs.platform.auth import Identity, PlayerKind, issue_operator_token, issue_token
+from libs.platform.contracts.commands import START_GAME, StartGame, StartSeat
+from libs.platform.contracts.events import GameMode
 from libs.platform.contracts.subjects import TABLE_START
-from libs.platform.rpc import request
+from libs.platform.days import berlin_day, day_end, iso_z
+from libs.platform.rpc import call, request
 from libs.platform.settings import Settings
+from libs.rules.speedmosaik.home import DAILY
 from services.table.seeds import SeedSource
 
 UNDOABLE_KEYS = ("vorrat", "faden", "fruchtkoerper", "turm")
@@ -78,6 +83,22 @@ async def play(table: httpx.AsyncClient, nc: NatsClient, settings: Settings, kin
         await _build_and_take_back(table, game_id, auth)
     assert (await table.post(f"/games/{game_id}/leave", headers=auth)).status_code == 200
     await wait_ended(table, game_id, timeout)
+    return game_id
+
+
+async def play_daily(table: httpx.AsyncClient, nc: NatsClient, settings: Settings, human: Identity,
+                     seed: bytes) -> str:
+    """Play today's Tageswerkstatt (Speedmosaik, the day's seed, revealed only after the day) against a
+    computer, the human leaving at once; return the game's id."""
+    day = berlin_day(datetime.now(UTC))
+    command = StartGame(
+        game="speedmosaik", settings=DAILY.settings, seed=seed.hex(), seed_reveal_at=iso_z(day_end(day)),
+        mode=GameMode(key=DAILY.key, day=day.isoformat(), attempt=1),
+        seats=[StartSeat(kind="human", player_id=human.player_id, name=human.name, account="guest"),
+               StartSeat(kind="bot", level="easy", name="Computer 1")])
+    game_id = (await call(nc, START_GAME, command)).game_id
+    assert (await table.post(f"/games/{game_id}/leave", headers=bearer(settings, human))).status_code == 200
+    await wait_ended(table, game_id)
     return game_id
 
 

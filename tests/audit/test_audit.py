@@ -8,25 +8,32 @@ import copy
 import json
 import subprocess
 from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
+import uvicorn
+from fastapi import FastAPI
 from nats.aio.client import Client as NatsClient
 
 from libs.audit import audit
+from libs.devservers import free_port
 from libs.platform.auth import Identity
 from libs.platform.envelope import Event, EventType, compute_hash
 from libs.platform.private import PRIVATE
 from libs.platform.settings import Settings
 from services.table.app import create_app
-from tests.audit.games import KINDS, FixedSeeds, bearer, play, player, start
-from tests.conftest import running_app
+from tests.audit.games import KINDS, FixedSeeds, bearer, play, play_daily, player, start
+from tests.clocks import ShiftedClock
+from tests.conftest import TEST_AUTH_SECRET, running_app
 from tools.speed.cli import main as speed
 
 REPO = Path(__file__).resolve().parents[2]
 SPEED = REPO / ".venv" / "bin" / "speed"
+DAY_SEED = bytes(range(100, 132))
 
 
 @dataclass
@@ -44,6 +51,26 @@ class Fixture:
     games: dict[str, Played]
     refusals: dict[str, int]
     running_reason: str
+    daily_reason: str
+    daily: dict[str, Any]
+    table_url: str
+
+
+@asynccontextmanager
+async def served(app: FastAPI) -> AsyncIterator[str]:
+    """Serve ``app`` over real HTTP on this loop (the `speed` command fetches from it); yield its URL."""
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning",
+                                           timeout_graceful_shutdown=2))
+    serving = asyncio.create_task(server.serve())
+    while not server.started:
+        assert not serving.done(), "the table did not start"
+        await asyncio.sleep(0.05)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        await serving
 
 
 @pytest.fixture(scope="module")
@@ -52,9 +79,14 @@ async def played(settings: Settings, nc: NatsClient) -> AsyncIterator[Fixture]:
     the exports nobody may have."""
     from services.bot.app import create_app as bot_app
 
-    async with running_app(create_app(settings, seeds=FixedSeeds())) as table, running_app(bot_app(settings)):
+    clock = ShiftedClock()
+    async with served(create_app(settings, seeds=FixedSeeds(), clock=clock)) as url, \
+            httpx.AsyncClient(base_url=url, timeout=30) as table, running_app(bot_app(settings)):
         humans = {name: player("Anna") for name in KINDS}
-        ids = await asyncio.gather(*(play(table, nc, settings, kind, humans[name]) for name, kind in KINDS.items()))
+        daily_player = player("Dora")
+        ids = await asyncio.gather(*(play(table, nc, settings, kind, humans[name]) for name, kind in KINDS.items()),
+                                   play_daily(table, nc, settings, daily_player, DAY_SEED))
+        daily_id = ids.pop()
         games = {}
         for (name, _), game_id in zip(KINDS.items(), ids, strict=True):
             whole = await table.get(f"/games/{game_id}/export", headers=bearer(settings))
@@ -71,7 +103,12 @@ async def played(settings: Settings, nc: NatsClient) -> AsyncIterator[Fixture]:
             "running": refused.status_code,
             "unknown": (await table.get("/games/nichtda/export", headers=bearer(settings))).status_code,
         }
-        yield Fixture(games, refusals, refused.json()["detail"])
+        daily_refused = await table.get(f"/games/{daily_id}/export", headers=bearer(settings, daily_player))
+        refusals["daily"] = daily_refused.status_code
+        clock.advance(days=2)  # the day is over: its seed is revealed
+        daily = await table.get(f"/games/{daily_id}/export", headers=bearer(settings, daily_player))
+        assert daily.status_code == 200, daily.text
+        yield Fixture(games, refusals, refused.json()["detail"], daily_refused.json()["detail"], daily.json(), url)
 
 
 def test_every_modules_export_passes_the_audit(played: Fixture) -> None:
@@ -130,8 +167,21 @@ def test_the_export_names_rules_seed_and_seats(played: Fixture) -> None:
 
 
 def test_only_players_and_operators_may_export_and_only_finished_games(played: Fixture) -> None:
-    assert played.refusals == {"stranger": 403, "anonymous": 401, "running": 409, "unknown": 404}
+    assert played.refusals == {"stranger": 403, "anonymous": 401, "running": 409, "unknown": 404, "daily": 409}
     assert "läuft noch" in played.running_reason
+    assert "Saat dieser Tagespartie wird erst" in played.daily_reason
+
+
+def test_a_daily_game_exports_with_the_days_seed_once_it_is_revealed(played: Fixture) -> None:
+    document = played.daily
+    assert document["events"][-1]["data"]["seed"] == ""  # GameEnded keeps the day's seed out of the log
+    assert document["seed"] == DAY_SEED.hex()
+    report = audit(document)
+    assert report.passed, report.lines()
+    forged = copy.deepcopy(document)
+    forged["seed"] = bytes(range(32)).hex()
+    report = audit(forged)
+    assert report.difference is not None and report.difference.field == "data.seed_commitment"
 
 
 def test_a_step_taken_back_stays_in_the_log_and_replays_as_undone(played: Fixture) -> None:
@@ -154,6 +204,27 @@ def test_speed_audit_passes_a_file_as_an_installed_command(played: Fixture, tmp_
     assert result.stdout.startswith("Prüfung bestanden") and "Computerzüge nach Zeitüberschreitung: 0" in result.stdout
     total = len(played.games["speedspore"].own["events"])
     assert f"Ereignis {total}/{total}" in result.stderr
+
+
+async def test_speed_audit_fetches_a_game_by_id_from_the_table(played: Fixture, tmp_path: Path) -> None:
+    game = played.games["speednova"]
+
+    async def speed_audit_id(*extra: str) -> tuple[int, str, str]:
+        process = await asyncio.create_subprocess_exec(
+            str(SPEED), "audit", game.game_id, "--table-url", played.table_url, *extra,
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+        out, err = await asyncio.wait_for(process.communicate(), timeout=60)
+        return process.returncode or 0, out.decode(), err.decode()
+
+    # No --token: an operator token minted from AUTH_SECRET (the test environment's), the whole log.
+    status, out, err = await speed_audit_id("--save", str(tmp_path / "nova.json"), "--json")
+    assert status == 0, out + err
+    report = json.loads(out)
+    assert report["passed"] and report["scope"] == "operator" and report["game_id"] == game.game_id
+    assert json.loads((tmp_path / "nova.json").read_text(encoding="utf-8"))["events"] == game.whole["events"]
+    stranger = bearer(Settings(auth_secret=TEST_AUTH_SECRET), player("Carla"))["Authorization"].split()[1]
+    status, out, err = await speed_audit_id("--token", stranger)
+    assert status == 2 and "Der Tisch verweigert den Export (403)" in err, out + err
 
 
 # ---- forgeries --------------------------------------------------------------------------------------------
