@@ -11,12 +11,14 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Header, Query
 
 from libs.platform.clock import clock_of
+from libs.platform.envelope import EventType
 from libs.platform.http_errors import refusals
 from libs.platform.responses import JsonBody
 from libs.platform.rpc import CommandRefused
 from libs.platform.service import Runtime, RuntimeDep
 from services.table.event_store import StoredEvent
 from services.table.games import Games
+from services.table.modes import is_revealed
 from services.table.records import CorruptLog, Seat, seats_of
 from services.table.replay_views import ALL, PUBLIC, Sight, step_event, step_lines, step_view
 from services.table.replays import GameReplay, Replays, is_ended
@@ -74,13 +76,16 @@ def replay_step(replay: GameReplay, game_id: str, n: int, sight: Sight, runtime:
     except CorruptLog as error:
         raise _corrupt(error) from error
     event = replay.event(n)
+    clock = clock_of(runtime) if runtime is not None else None
+    seed_secret = (sight.whole and event.type == EventType.GAME_STARTED and bool(event.data.get("seed_reveal_at"))
+                   and not is_revealed(replay.record_at(last), clock))
     return {
         "game_id": game_id,
         "n": n,
         "of": last,
         "seat": sight.name,
-        "event": step_event(event, sight),
-        "view": step_view(record, sight, clock_of(runtime) if runtime is not None else None),
+        "event": step_event(event, sight, seed_secret=seed_secret),
+        "view": step_view(record, sight, clock),
         "lines": step_lines(event, replay.seats, sight),
         "chosen_by": event.data.get("chosen_by"),
         "at": event.at,

@@ -12,7 +12,7 @@ from typing import Any
 
 from libs.platform.clock import Clock
 from libs.platform.envelope import Event, EventType
-from libs.platform.private import PRIVATE, is_sealed
+from libs.platform.private import PRIVATE, is_sealed, redact
 from services.table.records import GameRecord, Seat
 from services.table.views import game_view, public_event
 
@@ -51,9 +51,18 @@ def step_view(record: GameRecord, sight: Sight, clock: Clock | None = None) -> d
     return full_view(record, clock) if sight.whole else game_view(record, sight.seat, clock)
 
 
-def step_event(event: Event, sight: Sight) -> dict[str, Any]:
-    """Return the event as `sight` may read it: whole for everything, else others' private parts as digests."""
-    return event.to_json() if sight.whole else public_event(event, sight.seat, True)
+def step_event(event: Event, sight: Sight, *, seed_secret: bool = False) -> dict[str, Any]:
+    """Return the event as `sight` may read it: whole for everything, else others' private parts as digests.
+
+    `seed_secret`: a daily game's seed is not revealed yet, so even the whole GameStarted keeps it sealed (the
+    day's other players are still dealt from it; an export is refused until then for the same reason).
+    """
+    if not sight.whole:
+        return public_event(event, sight.seat, True)
+    body = event.to_json()
+    if seed_secret and event.type == EventType.GAME_STARTED and "seed" in body["data"]:
+        body["data"] = {**body["data"], "seed": redact(body["data"]["seed"])}
+    return body
 
 
 def _readable(part: Any, sight: Sight) -> Any:
