@@ -25,13 +25,17 @@ def chain_difference(events: list[Event], game_id: str) -> Difference | None:
         if event.prev != prev:
             return Difference("chain", event.n, "prev", prev, event.prev,
                               f"Das Ereignis verweist nicht auf den Hash von Ereignis {event.n - 1}.")
-        recomputed = compute_hash(event)
+        try:
+            recomputed = compute_hash(event)
+        except (KeyError, TypeError, AttributeError, ValueError):
+            return Difference("chain", event.n, "data", "lesbare private Teile", "unlesbarer privater Teil",
+                              "Ein privater Teil des Ereignisses ist unlesbar (ihm fehlen Empfänger oder Digest).")
         if recomputed != event.hash:
             return Difference("chain", event.n, "hash", recomputed, event.hash,
                               "Der Inhalt des Ereignisses passt nicht zu seinem Hash: es wurde nachträglich geändert.")
         try:
             check_digests(event.data)
-        except DigestMismatch:
+        except (DigestMismatch, KeyError, TypeError, AttributeError):
             return Difference("chain", event.n, "data", "Wert passend zum Digest", "abweichender Wert",
                               "Ein privater Teil passt nicht zu seinem Digest: er wurde nachträglich geändert.")
         prev = event.hash

@@ -93,6 +93,10 @@ def _header(export: ExportDocument) -> Difference | None:
     if named is not None and named != started.rules:
         return Difference("document", None, "rules.id", started.rules, named,
                           "Der Kopf des Dokuments nennt eine andere Regelversion als das Protokoll.")
+    for key in ("game", "settings"):
+        if key in export.header and export.header[key] != started.data.get(key):
+            return Difference("document", None, key, started.data.get(key), export.header[key],
+                              f"Der Kopf des Dokuments nennt andere Angaben ({key}) als GameStarted.")
     committed = export.header.get("seed_commitment")
     if committed is not None and committed != started.data.get("seed_commitment"):
         return Difference("document", None, "seed_commitment", started.data.get("seed_commitment"), committed,

@@ -23,7 +23,7 @@ from libs.rules.engine import UNDO_MOVE, Engine, Position, Step, audience_of
 from libs.rules.registry import UnknownRules
 
 Progress = Callable[[int, int], None]
-"""Called with (events replayed, events in all) while the replay runs."""
+"""Called after each replayed event with (events replayed, events in all)."""
 
 CHOSEN_BY = ("player", "bot", "timeout", "departed")
 """Who may have chosen a move, as the table writes it."""
@@ -62,7 +62,6 @@ def replay_log(events: list[Event], seed: bytes, report: AuditReport, progress: 
     fold = _begin(events[0], seed)
     report.rules = fold.engine.rules_id
     total = len(events)
-    step = max(1, total // 100)
     for index, event in enumerate(events[1:], start=2):
         if fold.ended:
             raise Stop(Difference("replay", event.n, "type", "kein weiteres Ereignis", event.type,
@@ -70,22 +69,33 @@ def replay_log(events: list[Event], seed: bytes, report: AuditReport, progress: 
         if event.rules != fold.engine.rules_id:
             raise Stop(Difference("replay", event.n, "rules", fold.engine.rules_id, event.rules,
                                   "Das Ereignis nennt eine andere Regelversion als GameStarted."))
-        if event.type == EventType.MOVE_MADE:
-            _move(fold, event, report)
-            report.moves += 1
-        elif event.type == EventType.PLAYER_LEFT:
-            _left(fold, event)
-        elif event.type == EventType.GAME_ENDED:
-            _ended(fold, event)
-        else:
-            raise Stop(Difference("replay", event.n, "type", "MoveMade, PlayerLeft oder GameEnded", event.type,
-                                  "Unbekannte Ereignisart."))
-        if progress is not None and (index % step == 0 or index == total):
+        try:
+            _fold(fold, event, report)
+        except Stop:
+            raise
+        except Exception as error:  # a crafted event the rules cannot even read: a difference, not a crash
+            raise Stop(Difference("replay", event.n, "data", "ein lesbares Ereignis", type(error).__name__,
+                                  f"Das Ereignis lässt sich nicht nachspielen ({error}).")) from None
+        if progress is not None:
             progress(index, total)
     if not fold.ended:
         last = events[-1]
         raise Stop(Difference("replay", last.n, "type", EventType.GAME_ENDED, last.type,
                               "Das Protokoll endet ohne GameEnded: die Partie ist nicht abgeschlossen."))
+
+
+def _fold(fold: Fold, event: Event, report: AuditReport) -> None:
+    """Replay one event after GameStarted."""
+    if event.type == EventType.MOVE_MADE:
+        _move(fold, event, report)
+        report.moves += 1
+    elif event.type == EventType.PLAYER_LEFT:
+        _left(fold, event)
+    elif event.type == EventType.GAME_ENDED:
+        _ended(fold, event)
+    else:
+        raise Stop(Difference("replay", event.n, "type", "MoveMade, PlayerLeft oder GameEnded", event.type,
+                              "Unbekannte Ereignisart."))
 
 
 def _begin(started: Event, seed: bytes) -> Fold:
@@ -157,6 +167,9 @@ def _move(fold: Fold, event: Event, report: AuditReport) -> None:
     except IllegalMove as error:
         raise Stop(Difference("replay", event.n, "data.move", "ein nach den Regeln erlaubter Zug", move,
                               f"Der Zug ist nach den Regeln nicht erlaubt: {error.reason}")) from None
+    except Exception as error:  # a move the rules cannot even read is no legal move either
+        raise Stop(Difference("replay", event.n, "data.move", "ein nach den Regeln erlaubter Zug", move,
+                              f"Der Zug ist nach den Regeln nicht lesbar ({type(error).__name__}).")) from None
     _compare_sealing(fold, event, move, applied)
     _compare_effects(fold, event, applied)
     if chosen_by == "timeout":

@@ -52,8 +52,11 @@ class Difference:
     def line(self) -> str:
         """Return the difference as one German line."""
         where = f"Ereignis {self.n}, " if self.n is not None else ""
-        return (f"{CHECK_NAMES.get(self.check, self.check)}: {where}Feld {self.field}: {self.reason} "
-                f"(erwartet {shown(self.expected)}, gefunden {shown(self.found)})")
+        return f"{CHECK_NAMES.get(self.check, self.check)}: {where}Feld {self.field}: {self.reason}"
+
+    def values(self) -> list[str]:
+        """Return what was expected and what was found, one German line each (long values shortened)."""
+        return [f"erwartet: {shown(self.expected)}", f"gefunden: {shown(self.found)}"]
 
 
 @dataclass(frozen=True)
@@ -123,6 +126,8 @@ class AuditReport:
     def lines(self) -> list[str]:
         """Return the whole report as German lines: the verdict, the timeout moves, steps taken back, warnings."""
         lines = [self.verdict()]
+        if self.difference is not None:
+            lines.extend(f"  {line}" for line in self.difference.values())
         lines.append(f"Computerzüge nach Zeitüberschreitung: {len(self.timeouts)}")
         lines.extend(f"  {move.line()}" for move in self.timeouts)
         if self.undone:

@@ -50,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
     except UnusableDocument as error:
         print(f"Prüfung nicht möglich: {error}", file=sys.stderr)
         return UNUSABLE
-    if show_progress:
+    if show_progress and sys.stderr.isatty():
         print(file=sys.stderr)
     if args.json:
         print(json.dumps(report.to_json(), ensure_ascii=False, indent=2))
@@ -110,10 +110,19 @@ def _fetch(table_url: str, game_id: str, token: str) -> Any:
 
 
 def _progress_printer(stream: TextIO) -> Any:
-    """Return a progress callback that rewrites one line: "Ereignis 120/480"."""
+    """Return a progress callback: on a terminal one line rewritten ("Ereignis 120/480"), elsewhere a line
+    per tenth of the log and one at its end."""
+    is_terminal = stream.isatty()
+    shown = [0]
 
     def show(done: int, total: int) -> None:
-        stream.write(f"\rEreignis {done}/{total}")
+        if is_terminal:
+            stream.write(f"\rEreignis {done}/{total}")
+        elif done == total or done * 10 // total > shown[0] * 10 // total:
+            stream.write(f"Ereignis {done}/{total}\n")
+            shown[0] = done
+        else:
+            return
         stream.flush()
 
     return show
