@@ -1,0 +1,139 @@
+"""The games' ends as the log holds them (archive and GAMES stream), in the order the live consumers saw them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from nats.js import JetStreamContext
+from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
+from nats.js.errors import NotFoundError
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from libs.platform.contracts.subjects import GAME_ENDED_FACT, GAME_EVENTS, GAME_FACTS_STREAM, GAMES_STREAM
+from libs.platform.envelope import Event, EventType
+
+FETCH_BATCH = 1000
+FETCH_TIMEOUT = 5.0
+
+_ARCHIVE_EXISTS = text("""SELECT to_regclass('"table".events') IS NOT NULL""")
+_ARCHIVED_ENDS = text("""SELECT stream_seq, body FROM "table".events WHERE type = :type""")
+
+
+@dataclass(frozen=True)
+class LoggedEvent:
+    """One event of a game's log with its GAMES stream sequence (kept by the archive after a purge)."""
+
+    stream_seq: int
+    event: Event
+
+
+@dataclass
+class GameEnds:
+    """Every `GameEnded` of the log, each once, in the order the consumers of GAME_FACTS read them."""
+
+    events: list[Event] = field(default_factory=list)
+    archived: int = 0
+    """How many came from the archive ("table".events)."""
+    streamed: int = 0
+    """How many came from the GAMES stream only (not archived yet)."""
+    archive_missing: bool = False
+    """The archive table does not exist (its migration has not run): the stream alone was read."""
+    not_on_facts: list[str] = field(default_factory=list)
+    """Games whose end is in the log but has no copy on GAME_FACTS (yet): no consumer can have seen them."""
+    facts_not_in_log: list[str] = field(default_factory=list)
+    """Games with an end on GAME_FACTS that the log does not hold: what a consumer built from them has no proof."""
+    copies_differing: list[str] = field(default_factory=list)
+    """Games whose GAME_FACTS copy differs from the log's event (another hash) or archive and stream disagree."""
+
+
+async def read_stream(js: JetStreamContext, stream: str, subject: str) -> list[tuple[int, bytes]]:
+    """Return every message on `stream` matching `subject` as (stream sequence, data), oldest first.
+
+    Reads through an ephemeral consumer without acknowledgements, which the server removes soon after.
+    """
+    config = ConsumerConfig(ack_policy=AckPolicy.NONE, deliver_policy=DeliverPolicy.ALL, filter_subject=subject,
+                            inactive_threshold=30.0, max_waiting=1)
+    subscription = await js.pull_subscribe(subject, durable=None, stream=stream, config=config)
+    try:
+        info = await subscription.consumer_info()
+        pending = info.num_pending or 0
+        found: list[tuple[int, bytes]] = []
+        while pending > 0:
+            batch = await subscription.fetch(min(FETCH_BATCH, pending), timeout=FETCH_TIMEOUT)
+            for msg in batch:
+                found.append((int(msg.metadata.sequence.stream), msg.data))
+                pending = msg.metadata.num_pending
+        return found
+    finally:
+        await subscription.unsubscribe()
+
+
+async def archived_ends(engine: AsyncEngine) -> list[LoggedEvent] | None:
+    """Return the archive's `GameEnded` events, or None if there is no archive table."""
+    async with engine.connect() as connection:
+        if not (await connection.execute(_ARCHIVE_EXISTS)).scalar():
+            return None
+        rows = (await connection.execute(_ARCHIVED_ENDS, {"type": EventType.GAME_ENDED})).all()
+    return [LoggedEvent(stream_seq=int(seq), event=Event.decode(body.encode())) for seq, body in rows]
+
+
+async def streamed_ends(js: JetStreamContext) -> list[LoggedEvent]:
+    """Return the `GameEnded` events still on the GAMES stream (every game not purged after archiving)."""
+    ends = []
+    for seq, data in await read_stream(js, GAMES_STREAM, GAME_EVENTS):
+        event = Event.decode(data)
+        if event.type == EventType.GAME_ENDED:
+            ends.append(LoggedEvent(stream_seq=seq, event=event))
+    return ends
+
+
+async def facts_order(js: JetStreamContext) -> list[Event]:
+    """Return the `GameEnded` copies on GAME_FACTS in stream order (what the lists' consumer reads)."""
+    try:
+        return [Event.decode(data) for _, data in await read_stream(js, GAME_FACTS_STREAM, GAME_ENDED_FACT)]
+    except NotFoundError:
+        return []
+
+
+async def game_ends(engine: AsyncEngine, js: JetStreamContext) -> GameEnds:
+    """Return every game's end from the log, once per (game_id, n), in the order a consumer of GAME_FACTS saw them.
+
+    The events come from the log only (the archive, then the stream for games not archived yet). Their
+    order is their copies' order on GAME_FACTS: the order the leaderboard's consumer projected them in
+    (docs/rebuild.md, "Order"). Ends without a copy there (the follow-up has not published them yet) come
+    last, in the order of the log's stream sequence.
+    """
+    ends = GameEnds()
+    logged: dict[tuple[str, int], LoggedEvent] = {}
+    archived = await archived_ends(engine)
+    ends.archive_missing = archived is None
+    for item in archived or []:
+        logged[(item.event.game_id, item.event.n)] = item
+    ends.archived = len(logged)
+    for item in await streamed_ends(js):
+        key = (item.event.game_id, item.event.n)
+        known = logged.get(key)
+        if known is None:
+            logged[key] = item
+            ends.streamed += 1
+        elif known.event.hash != item.event.hash:
+            ends.copies_differing.append(item.event.game_id)
+    placed: set[tuple[str, int]] = set()
+    for copy in await facts_order(js):
+        key = (copy.game_id, copy.n)
+        if key in placed:
+            continue  # a second copy (published again after the duplicate window): projected once
+        original = logged.get(key)
+        if original is None:
+            ends.facts_not_in_log.append(copy.game_id)
+            continue
+        if original.event.hash != copy.hash:
+            ends.copies_differing.append(copy.game_id)
+        placed.add(key)
+        ends.events.append(original.event)
+    for key, item in sorted(logged.items(), key=lambda entry: entry[1].stream_seq):
+        if key not in placed:
+            ends.not_on_facts.append(item.event.game_id)
+            ends.events.append(item.event)
+    return ends
