@@ -100,6 +100,7 @@ async def played(settings: Settings, nc: NatsClient) -> AsyncIterator[Fixture]:
         refusals = {
             "stranger": (await table.get(f"/games/{some}/export", headers=carla)).status_code,
             "anonymous": (await table.get(f"/games/{some}/export")).status_code,
+            "no token": (await table.get(f"/games/{some}/export", headers={"Authorization": "Bearer x"})).status_code,
             "running": refused.status_code,
             "unknown": (await table.get("/games/nichtda/export", headers=bearer(settings))).status_code,
         }
@@ -167,7 +168,8 @@ def test_the_export_names_rules_seed_and_seats(played: Fixture) -> None:
 
 
 def test_only_players_and_operators_may_export_and_only_finished_games(played: Fixture) -> None:
-    assert played.refusals == {"stranger": 403, "anonymous": 401, "running": 409, "unknown": 404, "daily": 409}
+    assert played.refusals == {"stranger": 403, "anonymous": 403, "no token": 401,
+                                "running": 409, "unknown": 404, "daily": 409}
     assert "läuft noch" in played.running_reason
     assert "Saat dieser Tagespartie wird erst" in played.daily_reason
 
