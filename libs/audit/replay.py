@@ -92,7 +92,7 @@ def _fold(fold: Fold, event: Event, report: AuditReport) -> None:
     elif event.type == EventType.PLAYER_LEFT:
         _left(fold, event)
     elif event.type == EventType.GAME_ENDED:
-        _ended(fold, event)
+        _ended(fold, event, report)
     else:
         raise Stop(Difference("replay", event.n, "type", "MoveMade, PlayerLeft oder GameEnded", event.type,
                               "Unbekannte Ereignisart."))
@@ -303,12 +303,12 @@ def _left(fold: Fold, event: Event) -> None:
         fold.left_with_others.add(seat)
 
 
-def _ended(fold: Fold, event: Event) -> None:
+def _ended(fold: Fold, event: Event, report: AuditReport) -> None:
     """GameEnded: the game is over by the rules, its outcome and who left are the recomputed ones."""
     if not fold.engine.is_over(fold.position):
         raise Stop(Difference("outcome", event.n, "type", "weitere Züge", event.type,
                               "Nach den Regeln war die Partie hier noch nicht zu Ende."))
-    expected = plain(fold.engine.outcome(fold.position).to_json())
+    expected = report.outcome = plain(fold.engine.outcome(fold.position).to_json())
     found = event.data.get("outcome")
     for key in ("places", "scores"):  # ranking and scores first: the difference that matters most
         difference = first_difference(expected.get(key), (found or {}).get(key) if isinstance(found, dict) else None,

@@ -103,6 +103,8 @@ class AuditReport:
     warnings: list[str] = field(default_factory=list)
     checks: list[str] = field(default_factory=list)
     """The checks that held, in the order they ran."""
+    outcome: Any = None
+    """The outcome the rules compute for the replayed game (set once the replay reached GameEnded)."""
 
     @property
     def passed(self) -> bool:
