@@ -18,7 +18,7 @@ import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, cast
 
 import nats
 import pytest
@@ -40,13 +40,16 @@ from libs.platform.contracts.commands import (
 )
 from libs.platform.contracts.events import GameMode
 from libs.platform.contracts.subjects import (
+    GAME_ENDED_FACT,
     GAME_FACTS_STREAM,
     GAMES_STREAM,
     LEADERBOARD_DURABLE,
     TABLE_FOLLOWUP_DURABLE,
+    game_subject,
 )
 from libs.platform.database import upgrade_all
 from libs.platform.days import day_end
+from libs.platform.envelope import Event
 from libs.platform.rpc import CommandRefused, call
 from libs.platform.settings import sqlalchemy_url
 from tests.chaos.fleet import Fleet
@@ -54,6 +57,7 @@ from tests.conftest import Infrastructure
 from tests.game_facts import consumer_is_done
 from tests.rules.helpers import registered_plugins
 from tools.speed.cli import main as speed
+from tools.speed.rebuild_log import LoggedEvent, merge_by_log_position, read_stream
 
 TINY = "tinygame"
 PLUGIN = "tests.rules.tinygame"
@@ -290,6 +294,44 @@ def test_the_installed_command_rebuilds_the_live_lists(played: Servers) -> None:
     assert "Hinweis" not in done.stdout.replace('Hinweis: kein Archiv ("table".events)', "")
     # The fresh schema is gone again.
     assert not live(played, "SELECT nspname FROM pg_namespace WHERE nspname LIKE 'leaderboard_rebuild_%'")
+
+
+def test_archive_stream_and_facts_each_missing_some(played: Servers) -> None:
+    """Games purged from the stream are read from the archive, games not archived yet from the stream, and
+    ends whose GAME_FACTS copy is gone are placed where the log has them: the rebuild still equals."""
+    if not live(played, """SELECT to_regclass('"table".events')"""):
+        pytest.skip("no archive in this tree")
+    ends = live(played, """SELECT game_id FROM "table".events WHERE type = 'GameEnded' ORDER BY stream_seq""")
+    purged, unarchived = [row[0] for row in ends[:20]], [row[0] for row in ends[20:40]]
+
+    async def remove() -> None:
+        nc = await nats.connect(played.nats_url)
+        try:
+            js = nc.jetstream()
+            for game_id in purged:  # as the archive's sweep does once the grace period is over
+                await js.purge_stream(GAMES_STREAM, subject=game_subject(game_id))
+            for seq, _ in (await read_stream(js, GAME_FACTS_STREAM, GAME_ENDED_FACT))[:10]:
+                await js.delete_msg(GAME_FACTS_STREAM, seq)  # the oldest copies, as a limit would trim them
+        finally:
+            await nc.close()
+
+    asyncio.run(remove())
+    live(played, "DELETE FROM \"table\".events WHERE type = 'GameEnded' AND game_id IN ("
+                 + ", ".join(f"'{game_id}'" for game_id in unarchived) + ")")
+    status, output = rebuild(played, "leaderboard")
+    assert status == 0 and output.splitlines()[-1] == "gleich", output
+    assert f"({len(played.games) - 20} im Archiv, 20 nur im Strom GAMES)" in output
+    assert "Hinweis: 10 Spiele ohne Kopie auf GAME_FACTS" in output
+
+
+def test_ends_without_a_copy_go_where_the_log_has_them() -> None:
+    def logged(seq: int) -> LoggedEvent:
+        return LoggedEvent(stream_seq=seq, event=cast(Event, seq))
+
+    copied = [logged(seq) for seq in (10, 30, 20, 50)]  # the copies' order: 20 was published after 30
+    uncopied = [logged(seq) for seq in (5, 25, 60, 70)]
+    assert [item.stream_seq for item in merge_by_log_position(copied, uncopied)] == [5, 10, 25, 30, 20, 50, 60, 70]
+    assert merge_by_log_position([], uncopied) == uncopied and merge_by_log_position(copied, []) == copied
 
 
 def test_a_changed_live_row_is_found(played: Servers) -> None:

@@ -76,7 +76,7 @@ async def _rebuild_leaderboard(args: argparse.Namespace) -> int:
           f"({ends.archived} im Archiv, {ends.streamed} nur im Strom GAMES), {rebuild.projected} eingetragen.")
     if ends.archive_missing:
         print('Hinweis: kein Archiv ("table".events); nur der Strom GAMES wurde gelesen.')
-    notes = (("ohne Kopie auf GAME_FACTS (noch nicht veröffentlicht)", ends.not_on_facts),
+    notes = (("ohne Kopie auf GAME_FACTS (noch nicht veröffentlicht oder dort schon gelöscht)", ends.not_on_facts),
              ("auf GAME_FACTS, aber nicht im Log", ends.facts_not_in_log),
              ("Kopie oder Archiv weicht vom Log ab", ends.copies_differing),
              ("unlesbares GameEnded (übersprungen wie live)", rebuild.malformed))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import nats.errors
 from nats.js import JetStreamContext
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 from nats.js.errors import NotFoundError
@@ -40,7 +41,7 @@ class GameEnds:
     archive_missing: bool = False
     """The archive table does not exist (its migration has not run): the stream alone was read."""
     not_on_facts: list[str] = field(default_factory=list)
-    """Games whose end is in the log but has no copy on GAME_FACTS (yet): no consumer can have seen them."""
+    """Games whose end is in the log but has no copy on GAME_FACTS: not published yet, or trimmed from it."""
     facts_not_in_log: list[str] = field(default_factory=list)
     """Games with an end on GAME_FACTS that the log does not hold: what a consumer built from them has no proof."""
     copies_differing: list[str] = field(default_factory=list)
@@ -60,7 +61,10 @@ async def read_stream(js: JetStreamContext, stream: str, subject: str) -> list[t
         pending = info.num_pending or 0
         found: list[tuple[int, bytes]] = []
         while pending > 0:
-            batch = await subscription.fetch(min(FETCH_BATCH, pending), timeout=FETCH_TIMEOUT)
+            try:
+                batch = await subscription.fetch(min(FETCH_BATCH, pending), timeout=FETCH_TIMEOUT)
+            except nats.errors.TimeoutError:
+                break  # the rest was removed meanwhile (a purge, a limit)
             for msg in batch:
                 found.append((int(msg.metadata.sequence.stream), msg.data))
                 pending = msg.metadata.num_pending
@@ -96,13 +100,30 @@ async def facts_order(js: JetStreamContext) -> list[Event]:
         return []
 
 
+def merge_by_log_position(copied: list[LoggedEvent], uncopied: list[LoggedEvent]) -> list[LoggedEvent]:
+    """Return `copied` in its own order with each of `uncopied` (sorted by stream sequence) placed before the
+    first copied event that came later in the log: ends whose copies were trimmed from GAME_FACTS go where
+    the log has them, ends not published yet go last."""
+    merged: list[LoggedEvent] = []
+    waiting = iter(uncopied)
+    pending = next(waiting, None)
+    for item in copied:
+        while pending is not None and pending.stream_seq < item.stream_seq:
+            merged.append(pending)
+            pending = next(waiting, None)
+        merged.append(item)
+    if pending is not None:
+        merged.append(pending)
+    merged.extend(waiting)
+    return merged
+
+
 async def game_ends(engine: AsyncEngine, js: JetStreamContext) -> GameEnds:
     """Return every game's end from the log, once per (game_id, n), in the order a consumer of GAME_FACTS saw them.
 
     The events come from the log only (the archive, then the stream for games not archived yet). Their
     order is their copies' order on GAME_FACTS: the order the leaderboard's consumer projected them in
-    (docs/rebuild.md, "Order"). Ends without a copy there (the follow-up has not published them yet) come
-    last, in the order of the log's stream sequence.
+    (docs/rebuild.md, "Order"). Ends without a copy there go where the log has them (`merge_by_log_position`).
     """
     ends = GameEnds()
     logged: dict[tuple[str, int], LoggedEvent] = {}
@@ -119,6 +140,7 @@ async def game_ends(engine: AsyncEngine, js: JetStreamContext) -> GameEnds:
             ends.streamed += 1
         elif known.event.hash != item.event.hash:
             ends.copies_differing.append(item.event.game_id)
+    copied: list[LoggedEvent] = []
     placed: set[tuple[str, int]] = set()
     for copy in await facts_order(js):
         key = (copy.game_id, copy.n)
@@ -131,9 +153,8 @@ async def game_ends(engine: AsyncEngine, js: JetStreamContext) -> GameEnds:
         if original.event.hash != copy.hash:
             ends.copies_differing.append(copy.game_id)
         placed.add(key)
-        ends.events.append(original.event)
-    for key, item in sorted(logged.items(), key=lambda entry: entry[1].stream_seq):
-        if key not in placed:
-            ends.not_on_facts.append(item.event.game_id)
-            ends.events.append(item.event)
+        copied.append(original)
+    uncopied = sorted((item for key, item in logged.items() if key not in placed), key=lambda item: item.stream_seq)
+    ends.not_on_facts = [item.event.game_id for item in uncopied]
+    ends.events = [item.event for item in merge_by_log_position(copied, uncopied)]
     return ends
