@@ -345,8 +345,8 @@ def test_a_changed_live_row_is_found(played: Servers) -> None:
         live(played, f"UPDATE leaderboard.results SET score = {score} WHERE game_id = '{game_id}' AND seat = {seat}")
     assert status == 1, output
     assert "gleich" not in output.splitlines()
-    assert f"anders (game_id='{game_id}', seat={seat}): score live {score + 7}, neu {score}" in output
-    assert "badge_awards: 0 Zeilen anders, 0 nur live" in output and "'badge': 'serie'" in output
+    assert f"anders (game_id={game_id}, seat={seat}): score live {score + 7}, neu {score}" in output
+    assert "badge_awards: 0 Zeilen anders, 0 nur live" in output and "game=tinygame, badge=serie" in output
     kept = [row[0] for row in live(played, "SELECT nspname FROM pg_namespace "
                                            "WHERE nspname LIKE 'leaderboard_rebuild_%'")]
     assert len(kept) == 1 and kept[0] in output

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import date, datetime
 from typing import Any
 
 from sqlalchemy import MetaData, Table, text
@@ -37,16 +39,26 @@ class TableDifference:
         if self.live_extra_columns:
             lines.append(f"  Spalten nur live: {', '.join(self.live_extra_columns)}")
         for live, rebuilt in self.changed[:SHOWN]:
-            changes = ", ".join(f"{name} live {live[name]!r}, neu {rebuilt[name]!r}"
+            changes = ", ".join(f"{name} live {_text(live[name])}, neu {_text(rebuilt.get(name))}"
                                 for name in live if live[name] != rebuilt.get(name))
-            lines.append(f"  anders {_key_text(live, self.key_columns)}: {changes}")
-        lines.extend(f"  nur live: {row}" for row in self.only_live[:SHOWN])
-        lines.extend(f"  nur im Neubau: {row}" for row in self.only_rebuilt[:SHOWN])
+            lines.append(f"  anders ({row_text(live, self.key_columns)}): {changes}")
+        lines.extend(f"  nur live: {row_text(row)}" for row in self.only_live[:SHOWN])
+        lines.extend(f"  nur im Neubau: {row_text(row)}" for row in self.only_rebuilt[:SHOWN])
         return lines
 
 
-def _key_text(row: Mapping[str, Any], key: Sequence[str]) -> str:
-    return "(" + ", ".join(f"{name}={row[name]!r}" for name in key) + ")"
+def _text(value: Any) -> str:
+    """A value as the report shows it: times and days in ISO form, JSON as JSON, the rest as it prints."""
+    if isinstance(value, datetime | date):
+        return value.isoformat()
+    if isinstance(value, dict | list):
+        return json.dumps(value, ensure_ascii=False, default=str)
+    return str(value)
+
+
+def row_text(row: Mapping[str, Any], columns: Sequence[str] | None = None) -> str:
+    """A row as `name=value, ...` over `columns` (all of them when None)."""
+    return ", ".join(f"{name}={_text(row[name])}" for name in (row if columns is None else columns))
 
 
 async def _columns_of(connection: AsyncConnection, schema: str, table: str) -> list[str]:

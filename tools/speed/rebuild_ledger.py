@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from tools.speed.rebuild_compare import row_text
+
 SHOWN = 10
 
 CHECKS: tuple[tuple[str, str], ...] = (
@@ -73,7 +75,7 @@ async def check_ledger(engine: AsyncEngine) -> LedgerCheck:
         check.transactions = int(
             (await connection.execute(text("SELECT COUNT(*) FROM ledger.transactions"))).scalar() or 0)
         for what, query in CHECKS:
-            rows = [str(dict(row._mapping)) for row in await connection.execute(text(query))]
+            rows = [row_text(dict(row._mapping)) for row in await connection.execute(text(query))]
             if rows:
                 check.problems[what] = rows
     return check
