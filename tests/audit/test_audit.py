@@ -54,6 +54,8 @@ class Fixture:
     daily_reason: str
     daily: dict[str, Any]
     table_url: str
+    daily_started_seed: tuple[Any, Any] = (None, None)
+    """GameStarted's seed in an operator's whole replay step 1 of the daily game: before and after the reveal."""
 
 
 @asynccontextmanager
@@ -106,10 +108,14 @@ async def played(settings: Settings, nc: NatsClient) -> AsyncIterator[Fixture]:
         }
         daily_refused = await table.get(f"/games/{daily_id}/export", headers=bearer(settings, daily_player))
         refusals["daily"] = daily_refused.status_code
+        step_one = f"/games/{daily_id}/replay?n=1&seat=all"
+        seed_before = (await table.get(step_one, headers=bearer(settings))).json()["event"]["data"]["seed"]
         clock.advance(days=2)  # the day is over: its seed is revealed
+        seed_after = (await table.get(step_one, headers=bearer(settings))).json()["event"]["data"]["seed"]
         daily = await table.get(f"/games/{daily_id}/export", headers=bearer(settings, daily_player))
         assert daily.status_code == 200, daily.text
-        yield Fixture(games, refusals, refused.json()["detail"], daily_refused.json()["detail"], daily.json(), url)
+        yield Fixture(games, refusals, refused.json()["detail"], daily_refused.json()["detail"], daily.json(), url,
+                      (seed_before, seed_after))
 
 
 def test_every_modules_export_passes_the_audit(played: Fixture) -> None:
@@ -184,6 +190,12 @@ def test_a_daily_game_exports_with_the_days_seed_once_it_is_revealed(played: Fix
     forged["seed"] = bytes(range(32)).hex()
     report = audit(forged)
     assert report.difference is not None and report.difference.field == "data.seed_commitment"
+
+
+def test_even_an_operators_whole_replay_keeps_a_daily_seed_sealed_until_its_reveal(played: Fixture) -> None:
+    before, after = played.daily_started_seed
+    assert DAY_SEED.hex() not in json.dumps(before)
+    assert DAY_SEED.hex() in json.dumps(after)
 
 
 def test_a_step_taken_back_stays_in_the_log_and_replays_as_undone(played: Fixture) -> None:
