@@ -16,6 +16,7 @@ import subprocess
 import time
 import uuid
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any, cast
@@ -26,7 +27,7 @@ from nats.aio.client import Client as NatsClient
 from sqlalchemy import create_engine, text
 
 from libs.devservers.nats_server import NatsServer, create_platform_streams
-from libs.devservers.processes import REPO_ROOT
+from libs.devservers.processes import REPO_ROOT, ServiceProcess
 from libs.platform.contracts.commands import (
     LEAVE_GAME,
     PLAY_MOVE,
@@ -38,14 +39,19 @@ from libs.platform.contracts.commands import (
     StartSeat,
     ViewGame,
 )
-from libs.platform.contracts.events import GameMode
+from libs.platform.contracts.events import GameMode, PlayerRegistered
 from libs.platform.contracts.subjects import (
     GAME_ENDED_FACT,
     GAME_FACTS_STREAM,
     GAMES_STREAM,
     LEADERBOARD_DURABLE,
+    LEDGER_GAMES_DURABLE,
+    LEDGER_REGISTRATIONS_DURABLE,
+    LOBBY_STREAM,
+    PLAYER_REGISTERED,
     TABLE_FOLLOWUP_DURABLE,
     game_subject,
+    registration_msg_id,
 )
 from libs.platform.database import upgrade_all
 from libs.platform.days import day_end
@@ -66,6 +72,8 @@ GAMES = 240
 AT_ONCE = 100
 PLAYERS = [f"rebuild-{index:02d}" for index in range(14)]
 """A small pool, so lists sum over many games, names change and badges are earned more than once."""
+REGISTERED = [player for player in PLAYERS if not player.endswith(("3", "7"))]
+"""The players who play as registered accounts (the others as guests)."""
 SPEED = str(REPO_ROOT / ".venv" / "bin" / "speed")
 
 
@@ -82,7 +90,7 @@ class Servers:
 
 @pytest.fixture(scope="module")
 def servers(infra: Infrastructure, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Servers]:
-    """Own NATS, an own database on the session's PostgreSQL, and table, bot and leaderboard as processes."""
+    """Own NATS, an own database on the session's PostgreSQL, and table, bot, leaderboard and ledger as processes."""
     nats_server = NatsServer(tmp_path_factory.mktemp("rebuild-nats")).start()
     database = f"rebuild_{uuid.uuid4().hex[:12]}"
     base, _, _ = infra.database_url.rpartition("/")
@@ -98,12 +106,13 @@ def servers(infra: Infrastructure, tmp_path_factory: pytest.TempPathFactory) -> 
                       nats_credentials=str(nats_server.credentials_file))
         plugins = {"RULE_PLUGINS": PLUGIN}
         fleet = Fleet(env=own.env(), logs=tmp_path_factory.mktemp("rebuild-logs"),
-                      extra_env={"table": plugins, "bot": plugins, "leaderboard": plugins})
-        fleet.start({"table": 1, "bot": 1, "leaderboard": 1})
+                      extra_env={"table": plugins, "bot": plugins, "leaderboard": plugins, "ledger": plugins})
+        fleet.start({"table": 1, "bot": 1, "leaderboard": 1, "ledger": 1})
         yield Servers(infra=own, database_url=database_url, nats_url=nats_server.url)
     finally:
-        if fleet is not None:
-            fleet.stop()
+        if fleet is not None:  # all at once: each takes about a second to shut down gracefully
+            with ThreadPoolExecutor() as pool:
+                list(pool.map(ServiceProcess.stop, fleet.all()))
         nats_server.stop()
         with admin.connect() as connection:
             connection.execute(text(f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)'))
@@ -161,7 +170,7 @@ def plan_games(rng: random.Random) -> list[Plan]:
         seats = []
         humans: dict[int, str] = {}
         for position, (seat_kind, player) in enumerate(zip(kinds, players, strict=True)):
-            account = "guest" if player.endswith(("3", "7")) else "registered"
+            account = "registered" if player in REGISTERED else "guest"
             seats.append(_seat(seat_kind, position, player, account, rng))
             if seat_kind == "human":
                 humans[position] = player
@@ -221,6 +230,11 @@ async def play(nc: NatsClient, plan: Plan, rng: random.Random) -> None:
 async def play_all(nats_url: str, plans: list[Plan]) -> None:
     nc = await nats.connect(nats_url)
     try:
+        js = nc.jetstream()
+        for player in REGISTERED:  # as the lobby announces a sign-up: the ledger opens and funds a wallet
+            await js.publish(PLAYER_REGISTERED, PlayerRegistered(player_id=player, name=player,
+                                                                 registered_at="2026-12-01T00:00:00Z").encode(),
+                             stream=LOBBY_STREAM, headers={"Nats-Msg-Id": registration_msg_id(player)})
         gate = asyncio.Semaphore(AT_ONCE)
 
         async def one(index: int, plan: Plan) -> None:
@@ -228,9 +242,10 @@ async def play_all(nats_url: str, plans: list[Plan]) -> None:
                 await play(nc, plan, random.Random(index))
 
         await asyncio.gather(*(one(index, plan) for index, plan in enumerate(plans)))
-        js = nc.jetstream()
         await consumer_is_done(js, GAMES_STREAM, TABLE_FOLLOWUP_DURABLE, timeout=30)
         await consumer_is_done(js, GAME_FACTS_STREAM, LEADERBOARD_DURABLE, timeout=30)
+        await consumer_is_done(js, GAME_FACTS_STREAM, LEDGER_GAMES_DURABLE, timeout=30)
+        await consumer_is_done(js, LOBBY_STREAM, LEDGER_REGISTRATIONS_DURABLE, timeout=30)
     finally:
         await nc.close()
 
@@ -359,6 +374,8 @@ def test_a_changed_live_row_is_found(played: Servers) -> None:
 def test_the_ledger_check(played: Servers) -> None:
     status, output = rebuild(played, "ledger")
     assert status == 0 and output.splitlines()[-1] == "gleich", output
+    # Every registered player's wallet funded once, beside the system accounts (grants, house).
+    assert f"{len(REGISTERED) + 2} Konten, {len(REGISTERED)} Buchungssätze" in output
     live(played, "INSERT INTO ledger.accounts (id, kind, owner, balance) VALUES ('wallet:rebuild', 'wallet', "
                  "'rebuild', 5)")
     try:

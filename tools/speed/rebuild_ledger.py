@@ -23,11 +23,11 @@ CHECKS: tuple[tuple[str, str], ...] = (
         SELECT a.id, a.balance, COALESCE(SUM(p.amount), 0) AS postings
         FROM ledger.accounts a LEFT JOIN ledger.postings p ON p.account_id = a.id
         GROUP BY a.id, a.balance HAVING a.balance <> COALESCE(SUM(p.amount), 0) ORDER BY a.id"""),
+    # A transaction without postings is a recorded decision (e.g. `pot_empty`): it sums to zero as well.
     ("Buchung nicht ausgeglichen (Summe ≠ 0)", """
-        SELECT t.id, t.idempotency_key, COALESCE(SUM(p.amount), 0) AS total, COUNT(p.id) AS postings
-        FROM ledger.transactions t LEFT JOIN ledger.postings p ON p.transaction_id = t.id
-        GROUP BY t.id, t.idempotency_key HAVING COALESCE(SUM(p.amount), 0) <> 0 OR COUNT(p.id) = 0
-        ORDER BY t.id"""),
+        SELECT t.id, t.idempotency_key, SUM(p.amount) AS total, COUNT(p.id) AS postings
+        FROM ledger.transactions t JOIN ledger.postings p ON p.transaction_id = t.id
+        GROUP BY t.id, t.idempotency_key HAVING SUM(p.amount) <> 0 ORDER BY t.id"""),
     ("Haltekonto ≠ Summe der gehaltenen Einsätze", """
         SELECT a.id, a.balance, COALESCE(SUM(h.amount) FILTER (WHERE h.state = 'held'), 0) AS held
         FROM ledger.accounts a LEFT JOIN ledger.holds h ON h.account_id = a.id
