@@ -316,7 +316,11 @@ def test_archive_stream_and_facts_each_missing_some(played: Servers) -> None:
     ends whose GAME_FACTS copy is gone are placed where the log has them: the rebuild still equals."""
     if not live(played, """SELECT to_regclass('"table".events')"""):
         pytest.skip("no archive in this tree")
-    ends = live(played, """SELECT game_id FROM "table".events WHERE type = 'GameEnded' ORDER BY stream_seq""")
+    deadline = time.monotonic() + 15
+    while len(ends := live(played, """SELECT game_id FROM "table".events WHERE type = 'GameEnded'
+                                       ORDER BY stream_seq""")) < len(played.games):
+        assert time.monotonic() < deadline, "the archive did not catch up"
+        time.sleep(0.1)
     purged, unarchived = [row[0] for row in ends[:20]], [row[0] for row in ends[20:40]]
 
     async def remove() -> None:
