@@ -21,9 +21,10 @@ SERVICES = tuple(DEFAULT_PORTS)
 
 TABLE_FOLLOWUP = "table-followup"
 """The table's background roles in a process of their own, beside the table's API (docs/architecture.md,
-"Table roles"): the follow-up then never waits behind the commands for the CPU."""
+"Table roles"): the follow-up then never waits behind the commands for the CPU; the archive (docs/archive.md)
+runs there too."""
 TABLE_FOLLOWUP_PORT = 8106
-SPLIT_TABLE_ENV = {"table": {"TABLE_ROLES": "api"}, TABLE_FOLLOWUP: {"TABLE_ROLES": "followup,timers"}}
+SPLIT_TABLE_ENV = {"table": {"TABLE_ROLES": "api"}, TABLE_FOLLOWUP: {"TABLE_ROLES": "followup,timers,archive"}}
 """TABLE_ROLES of the two table processes `make run` and the bench start."""
 
 

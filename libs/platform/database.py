@@ -11,7 +11,7 @@ from libs.platform.settings import Settings, sqlalchemy_url
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
 # Services that own tables in PostgreSQL; each has services/<name>/migrations and its own schema.
-MIGRATED_SERVICES = ("lobby", "ledger", "leaderboard")
+MIGRATED_SERVICES = ("lobby", "ledger", "leaderboard", "table")
 
 
 def create_engine(settings: Settings) -> AsyncEngine:

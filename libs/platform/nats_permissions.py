@@ -10,6 +10,8 @@ allow exactly the subjects the table in docs/architecture.md ("Commands between 
   on the streams it owns (the one service that writes them creates them at startup, see `STREAM_OWNERS`);
   its own durable consumers (INFO, CREATE, MSG.NEXT, and `$JS.ACK.<stream>.<durable>.>` for acks);
   direct or plain message gets on the streams it reads; never DELETE, PURGE or another's consumer;
+  (the one exception is not a service: the table's archive role connects as `archive`, below, which may
+  purge a finished game's subject from GAMES and cannot append to it);
 - replies to requests it received (`allow_responses`), and replies to its own requests and JetStream
   API calls on `_INBOX.<user>.>` only (each user connects with that inbox prefix, so no user can read
   another's replies).
@@ -32,6 +34,9 @@ from libs.platform.contracts import subjects as s
 
 ADMIN = "admin"
 """The operator's user: every subject, every JetStream API (tests, tools, stream maintenance)."""
+
+ARCHIVE_USER = "archive"
+"""The table's archive role (not a service of its own): the only user that may purge GAMES (a game's subject)."""
 
 JS_API = "$JS.API"
 
@@ -158,12 +163,24 @@ LEADERBOARD = NatsUser(
     subscribe=(),
 )
 
+ARCHIVE = NatsUser(
+    name=ARCHIVE_USER,
+    publish=(
+        # The table's archive role (services/table/archive.py, docs/archive.md): reads every event through its
+        # durable consumer, and purges a game's subject once the game is archived and its grace has passed.
+        # Its own user, so the table's API pods (the service user `table`) can never purge a log.
+        *_knows(s.GAMES_STREAM), *_durable(s.GAMES_STREAM, s.TABLE_ARCHIVE_DURABLE),
+        f"{JS_API}.STREAM.PURGE.{s.GAMES_STREAM}",
+    ),
+    subscribe=(),
+)
+
 ADMIN_USER = NatsUser(name=ADMIN, publish=(">",), subscribe=(">",))
 
 SERVICE_USERS: dict[str, NatsUser] = {user.name: user for user in (LOBBY, TABLE, BOT, LEDGER, LEADERBOARD)}
 """The user of each service, by service name."""
 
-USERS: dict[str, NatsUser] = {**SERVICE_USERS, ADMIN: ADMIN_USER}
+USERS: dict[str, NatsUser] = {**SERVICE_USERS, ARCHIVE_USER: ARCHIVE, ADMIN: ADMIN_USER}
 """Every NATS user of the platform."""
 
 STREAM_OWNERS: dict[str, str] = {stream: user.name for user in SERVICE_USERS.values() for stream in user.owns_streams}

@@ -11,10 +11,11 @@ from pydantic import Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 DEV_AUTH_SECRET = "dev-only-secret-change-me-0123456789abcdef"
-TABLE_ROLES = ("api", "followup", "timers")
+TABLE_ROLES = ("api", "followup", "timers", "archive")
 """What a table process may do (docs/architecture.md, "Table roles"): `api` answers the HTTP routes and NATS
 commands, `followup` runs the follow-up consumer (game ends, computer turns, clocks), `timers` acts on fired
-think-time deadlines."""
+think-time deadlines, `archive` copies every event into PostgreSQL and purges archived games from the
+stream (docs/archive.md)."""
 
 
 class Settings(BaseSettings):
@@ -50,8 +51,15 @@ class Settings(BaseSettings):
     clock_lag_seconds: float = 0.0
     # Table: which roles this process runs, comma-separated (TABLE_ROLES above); all of them by default, so one
     # `python -m services.table` does everything. `make run`, the bench and the Kubernetes manifests run "api"
-    # and "followup,timers" as separate processes, so the follow-up never waits behind the commands.
+    # and "followup,timers,archive" as separate processes, so the follow-up never waits behind the commands.
     table_roles: str = ",".join(TABLE_ROLES)
+    # Table, archive role (docs/archive.md): a finished game's subject leaves the GAMES stream this long after
+    # its GameEnded (once every event of it is archived); the sweep looks for such games this often. The
+    # archive connects to NATS as the user `archive` with this password (production; `make run` and the
+    # tests read it from NATS_CREDENTIALS).
+    archive_purge_grace_seconds: float = Field(default=3600.0, ge=0)
+    archive_sweep_seconds: float = Field(default=30.0, gt=0)
+    archive_nats_password: str = ""
     # Table: serve GET /games/{id}/view and POST /games/{id}/moves by their lean path (services/table/
     # fast_routes.py: same answers, less CPU); false sends them through FastAPI like every other route.
     table_hot_routes: bool = True

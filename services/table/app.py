@@ -7,6 +7,7 @@ from fastapi import APIRouter, FastAPI
 from libs.platform.clock import Clock as PlatformClock
 from libs.platform.service import Runtime, Startup, Worker, create_service_app
 from libs.platform.settings import Settings, get_settings
+from services.table.archive import Archive, archive_and_purge
 from services.table.commands import serve_commands
 from services.table.event_store import GameLog
 from services.table.export_routes import router as export_router
@@ -25,15 +26,20 @@ def create_app(settings: Settings | None = None, seeds: SeedSource | None = None
     """Build the table service with the roles TABLE_ROLES names (all by default); tests may replace the edges
     `seeds` and `clock` by subclasses.
 
-    `api` serves the game routes and the NATS commands; `followup` and `timers` are the background workers.
-    A process without `api` answers only /healthz, /readyz and /metrics, and one without `followup` never
-    joins the follow-up consumer, so each role can run (and scale) in its own process.
+    `api` serves the game routes and the NATS commands; `followup`, `timers` and `archive` are the background
+    workers. A process without `api` answers only /healthz, /readyz and /metrics, and one without `followup`
+    never joins the follow-up consumer, so each role can run (and scale) in its own process. Every role has
+    the database: `archive` writes the archive, the others read purged games from it (docs/archive.md).
     """
     settings = settings or get_settings()
     roles = settings.table_role_set
+    if "archive" in roles and settings.environment == "production" and not settings.archive_nats_password:
+        # Else the archive would connect as the table's user, which may not purge GAMES (docs/archive.md).
+        raise ValueError("ARCHIVE_NATS_PASSWORD must be set in production where TABLE_ROLES has archive")
 
     async def wire(runtime: Runtime) -> None:
-        runtime.extras["games"] = Games(GameLog(runtime.js, runtime.nc), seeds or SeedSource())
+        runtime.extras["games"] = Games(GameLog(runtime.js, runtime.nc), seeds or SeedSource(),
+                                        archive=Archive(runtime.engine))
         runtime.extras["clock"] = clock or Clock(runtime.settings.clock_lag_seconds)
         runtime.extras["live_limits"] = LiveLimits(runtime.settings)
 
@@ -44,7 +50,10 @@ def create_app(settings: Settings | None = None, seeds: SeedSource | None = None
         workers.append(follow_up_events)
     if "timers" in roles:
         workers.append(watch_deadlines)
-    app = create_service_app("table", routers=routers, workers=workers, on_startup=startup, settings=settings)
+    if "archive" in roles:
+        workers.append(archive_and_purge)
+    app = create_service_app("table", routers=routers, workers=workers, on_startup=startup, uses_database=True,
+                             settings=settings)
     if "api" in roles and settings.table_hot_routes:
         mount_hot_routes(app)  # the view and move routes without FastAPI's per-request cost, same answers
     return app

@@ -30,6 +30,7 @@ from libs.rules import ConfigError, IllegalMove, registry
 from libs.rules.engine import Step, audience_of
 from libs.rules.registry import UnknownRules
 from services.table import metrics
+from services.table.archive import Archive
 from services.table.event_store import AppendConflict, GameLog, StoredEvent
 from services.table.modes import checked_mode, ended_fields
 from services.table.records import CorruptLog, GameRecord, begin, replay
@@ -64,11 +65,14 @@ class Games:
     """Runs games on top of their logs; any number of replicas may do so for the same game at once.
 
     State is cached per replica and caught up from the log whenever it may be stale; an append that
-    loses a race (JetStream refuses it) is decided again on the fresh state.
+    loses a race (JetStream refuses it) is decided again on the fresh state. A game whose subject is empty
+    (never started, or archived and purged: docs/archive.md) is read from `archive`.
     """
 
-    def __init__(self, log: GameLog, seeds: SeedSource, cache_size: int = 5000) -> None:
+    def __init__(self, log: GameLog, seeds: SeedSource, cache_size: int = 5000,
+                 archive: Archive | None = None) -> None:
         self._log = log
+        self._archive = archive or Archive(None)
         self._seeds = seeds
         self._cache: OrderedDict[str, GameRecord] = OrderedDict()
         self._locks: dict[str, asyncio.Lock] = {}
@@ -113,9 +117,10 @@ class Games:
         return record if record is not None else await self.load(game_id)
 
     async def events(self, game_id: str) -> list[StoredEvent]:
-        """Return the game's whole log."""
+        """Return the game's whole log: from the stream, or from the archive once purged from it (404 if
+        neither knows the game)."""
         _check_id(game_id)
-        events = await self._log.read(game_id)
+        events = await self._log.read(game_id) or await self._archive.events(game_id)
         if not events:
             raise GameNotFound(game_id)
         return events
@@ -138,6 +143,9 @@ class Games:
         chosen = checked_mode(module.spec.home, module.spec.name, command)
         # A daily game plays the day's seed (the lobby's, everyone's that day); every other game a fresh one.
         seed = chosen.seed if chosen.seed is not None else self._seeds.draw()
+        if command.game_id and await self._archive.holds(game_id):
+            # Its subject may be purged (an empty subject takes a new event 1): the id stays taken for good.
+            raise CommandRefused(409, f"Die Partie {game_id} gibt es schon.", "game_exists")
         event = new_event(
             game_id=game_id, n=1, type=EventType.GAME_STARTED, actor="system", rules=module.rules_id,
             prev="0" * 64,
@@ -258,6 +266,10 @@ class Games:
             seq = await self._append(event, expected_last_seq=record.last_seq)
         except AppendConflict:
             return None
+        if event_type == EventType.GAME_ENDED:
+            # The game's final record as every other replica (and the archive) reads it: from the stored bytes,
+            # whose keys are in the log's canonical order, so its views match theirs byte for byte.
+            event = Event.decode(event.encode())
         after = record.fold(StoredEvent(seq=seq, event=event), applied)
         self._remember(after)
         return after
@@ -277,8 +289,17 @@ class Games:
             self._cache.move_to_end(game_id)
             return record
         started = time.perf_counter()
-        if record is None or last < record.last_seq:
-            events = await self._log.read(game_id)
+        if last == 0:  # nothing on the stream: no such game, or one archived and purged (docs/archive.md)
+            if record is not None and record.ended is not None:
+                self._cache.move_to_end(game_id)
+                return record  # an ended game never changes
+            events = await self._archive.events(game_id)
+            if not events:
+                raise GameNotFound(game_id)
+            record = replay(events)
+        elif record is None or last < record.last_seq:
+            # Purged between the two reads: the archive holds it all.
+            events = await self._log.read(game_id) or await self._archive.events(game_id)
             if not events:
                 raise GameNotFound(game_id)
             record = replay(events)

@@ -19,3 +19,16 @@ CLOCKS_STARTED = Counter("speed_table_clocks_started_total", "Think-time clocks 
 TIMEOUT_MOVES = Counter("speed_table_timeout_moves_total",
                         "Decisions the computer made for a human whose think time ran out")
 ADVICE = Counter("speed_table_advice_total", "Rat des Meisters requests", ["answer"])
+# The archive (docs/archive.md).
+ARCHIVED_EVENTS = Counter("speed_table_archived_events_total",
+                          "Events the archive consumer stored in PostgreSQL (redeliveries included, stored once)")
+ARCHIVE_PENDING = Gauge("speed_table_archive_pending_events",
+                        "Events on the GAMES stream not yet handed to the archive consumer (its lag)")
+ARCHIVE_BATCH_SECONDS = Histogram("speed_table_archive_batch_seconds", "Time to store one fetched batch of events",
+                                  buckets=(0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 5.0))
+PURGED_GAMES = Counter("speed_table_purged_games_total", "Finished, archived games purged from the GAMES stream")
+ARCHIVE_PURGE_DUE = Gauge("speed_table_archive_purge_due_games",
+                          "Games past their grace period found by the last purge sweep (at most one batch)")
+ARCHIVE_READ_SECONDS = Histogram("speed_table_archive_read_seconds",
+                                 "Time to read a game from the archive (a purged or unknown game)",
+                                 buckets=(0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5))

@@ -319,10 +319,11 @@ def table_roles_of(deployment: dict[str, Any]) -> frozenset[str]:
 def test_the_table_runs_as_its_api_and_a_followup_deployment_with_every_role_exactly_once() -> None:
     table, followup = one("Deployment", "table"), one("Deployment", TABLE_FOLLOWUP)
     assert table_roles_of(table) == {"api"}
-    assert table_roles_of(followup) == {"followup", "timers"}
+    assert table_roles_of(followup) == {"followup", "timers", "archive"}
     assert table_roles_of(table) | table_roles_of(followup) == set(TABLE_ROLES)
     # `make run` and the bench split the table the same way.
-    assert SPLIT_TABLE_ENV == {"table": {"TABLE_ROLES": "api"}, TABLE_FOLLOWUP: {"TABLE_ROLES": "followup,timers"}}
+    assert SPLIT_TABLE_ENV == {"table": {"TABLE_ROLES": "api"},
+                               TABLE_FOLLOWUP: {"TABLE_ROLES": "followup,timers,archive"}}
 
 
 def test_the_table_followup_runs_the_table_image_as_the_tables_nats_user_with_probes_and_limits() -> None:
@@ -336,7 +337,13 @@ def test_the_table_followup_runs_the_table_image_as_the_tables_nats_user_with_pr
     assert env["NATS_PASSWORD"]["valueFrom"]["secretKeyRef"] == {"name": NATS_SECRET,
                                                                  "key": password_variable("table")}
     assert "secretKeyRef" in env["AUTH_SECRET"]["valueFrom"]
-    assert "DATABASE_URL" not in env, "the table has no database"
+    # The archive (docs/archive.md): the database from the CloudNativePG app Secret, and the archive's own
+    # NATS user (the one that may purge GAMES) from its key of the NATS Secret.
+    (cluster,) = objects_of("Cluster")
+    assert env["DATABASE_URL"]["valueFrom"]["secretKeyRef"] == {"name": f"{cluster['metadata']['name']}-app",
+                                                                "key": "uri"}
+    assert env["ARCHIVE_NATS_PASSWORD"]["valueFrom"]["secretKeyRef"] == {"name": NATS_SECRET,
+                                                                         "key": password_variable("archive")}
     assert not any("secretRef" in ref for ref in container.get("envFrom", [])), "only the table's password"
     for probe, path in (("livenessProbe", "/healthz"), ("readinessProbe", "/readyz")):
         assert container[probe]["httpGet"]["path"] == path
@@ -798,7 +805,7 @@ def test_network_policies_deny_by_default_and_open_only_what_the_platform_needs(
             assert not admitted(objects, pods[other], "http", source=pods[name]), f"{name} must not reach {other}"
     followup = pods[TABLE_FOLLOWUP]
     assert admitted(objects, nats, 4222, source=followup), "the table's follow-up must reach NATS"
-    assert not admitted(objects, postgres, 5432, source=followup), "the table's follow-up has no database"
+    assert admitted(objects, postgres, 5432, source=followup), "the table's follow-up runs the archive"
     assert admitted(objects, followup, "http", namespace=MONITORING_NAMESPACE), "Prometheus must scrape it"
     for name in SERVICES:
         assert not admitted(objects, followup, "http", source=pods[name]), f"{name} must not reach it"

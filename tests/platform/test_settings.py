@@ -35,9 +35,9 @@ def test_production_refuses_the_development_secret_and_a_lagging_clock() -> None
 
 
 def test_a_table_runs_every_role_unless_told_otherwise_and_refuses_a_role_it_does_not_know() -> None:
-    assert Settings().table_role_set == {"api", "followup", "timers"}
+    assert Settings().table_role_set == {"api", "followup", "timers", "archive"}
     assert Settings(table_roles=" followup , timers ").table_role_set == {"followup", "timers"}
-    with pytest.raises(ValidationError, match="TABLE_ROLES must name some of api, followup, timers"):
+    with pytest.raises(ValidationError, match="TABLE_ROLES must name some of api, followup, timers, archive"):
         Settings(table_roles="api,follow-up")  # a typo would start a table that never follows up
     with pytest.raises(ValidationError, match="TABLE_ROLES"):
         Settings(table_roles=" , ")

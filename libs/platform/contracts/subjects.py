@@ -92,6 +92,8 @@ LEDGER_RELEASE = "ledger.cmd.release"
 # ---- Durable consumers (shared by all replicas of their service) --------------------------------------
 TABLE_FOLLOWUP_DURABLE = "table-followup"
 """Table: finishes games and asks computers to move, after every event (GAMES, game.*.events)."""
+TABLE_ARCHIVE_DURABLE = "table-archive"
+"""Table (its archive role, as NATS user `archive`): copies every event into PostgreSQL (GAMES, game.*.events)."""
 TABLE_TIMERS_DURABLE = "table-timers"
 """Table: the computer decides for a player whose deadline passed (TIMERS, timer.fire.*.*)."""
 BOT_TURNS_DURABLE = "bots"

@@ -1,0 +1,272 @@
+"""The archive: every event of every game also in PostgreSQL, and a finished game's subject purged from GAMES.
+
+Two loops run in the table's `archive` role (docs/archive.md):
+
+- `archive_events`: a durable pull consumer (`table-archive`) on the GAMES stream copies each event, in
+  batches, into "table".events with INSERT ... ON CONFLICT (game_id, n) DO NOTHING, and updates the game's
+  row in "table".archived_games, in one transaction; only after the commit does it ack the batch. A
+  redelivered event (a crash between commit and ack, a second replica) inserts nothing: every event is
+  in the archive exactly once.
+- `purge_archived`: a periodic sweep over archived_games purges the subject of every game that ended more
+  than ARCHIVE_PURGE_GRACE_SECONDS ago and whose events 1..last_n are all archived, then notes purged_at.
+  The sweep is its own memory: a restart simply sweeps again.
+
+Both use their own NATS connection as the `archive` user (libs/platform/nats_permissions): the one user
+that may purge GAMES, and that cannot append to it. The table's own user (its API pods) may not purge.
+
+Reads of a purged game come from `Archive.events` (the stored bytes, with their stream sequences), so
+views, logs and audits answer as they did while the events were on the stream.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+import nats
+from nats.aio.client import Client as NatsClient
+from nats.aio.msg import Msg
+from nats.errors import TimeoutError as NatsTimeout
+from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
+from sqlalchemy import Table, func, select, text
+from sqlalchemy.dialects.postgresql import insert
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from libs.platform.clock import clock_of
+from libs.platform.consumers import FETCH_TIMEOUT
+from libs.platform.contracts.subjects import GAME_EVENTS, GAMES_STREAM, TABLE_ARCHIVE_DURABLE, game_subject
+from libs.platform.envelope import Event, EventType
+from libs.platform.logging import get_logger
+from libs.platform.nats_permissions import ARCHIVE_USER, inbox_prefix
+from libs.platform.service import Runtime
+from libs.platform.settings import Settings
+from services.table import metrics
+from services.table.archive_models import ArchivedEvent, ArchivedGame
+from services.table.event_store import StoredEvent
+
+ARCHIVE_BATCH = 500
+"""Events one fetch of the archive consumer takes at most, stored in one transaction."""
+PURGE_BATCH = 200
+"""Games one sweep purges at most (the sweep runs again at once while there are more)."""
+
+_EVENTS: Table = ArchivedEvent.__table__  # type: ignore[assignment]
+_GAMES: Table = ArchivedGame.__table__  # type: ignore[assignment]
+
+
+# ---- reading -----------------------------------------------------------------------------------------
+async def archived_events(engine: AsyncEngine, game_id: str) -> list[StoredEvent]:
+    """Return the game's archived events, oldest first, each with the stream sequence it had on GAMES
+    (empty if the archive holds none of its events)."""
+    async with engine.connect() as connection:
+        rows = await connection.execute(
+            select(_EVENTS.c.stream_seq, _EVENTS.c.body).where(_EVENTS.c.game_id == game_id)
+            .order_by(_EVENTS.c.n))
+        return [StoredEvent(seq=int(seq), event=Event.decode(body)) for seq, body in rows]
+
+
+@dataclass(frozen=True)
+class Archive:
+    """The table's read access to the archive (None engine: a table without a database reads no archive)."""
+
+    engine: AsyncEngine | None
+
+    async def events(self, game_id: str) -> list[StoredEvent]:
+        """Return the game's archived events (`archived_events`); empty without a database."""
+        if self.engine is None:
+            return []
+        started = time.perf_counter()
+        try:
+            return await archived_events(self.engine, game_id)
+        finally:
+            metrics.ARCHIVE_READ_SECONDS.observe(time.perf_counter() - started)
+
+    async def holds(self, game_id: str) -> bool:
+        """True if the archive knows the game (so its id is taken, even once purged from the stream)."""
+        if self.engine is None:
+            return False
+        async with self.engine.connect() as connection:
+            found = await connection.execute(select(_GAMES.c.game_id).where(_GAMES.c.game_id == game_id))
+            return found.first() is not None
+
+
+# ---- the worker ----------------------------------------------------------------------------------------
+def archive_login(settings: Settings) -> tuple[str | None, str | None]:
+    """The NATS user and password the archive connects with: `archive` with ARCHIVE_NATS_PASSWORD (production),
+    else the `archive` entry of NATS_CREDENTIALS (`make run`, tests), else the service's own login (a server
+    without users)."""
+    if settings.archive_nats_password:
+        return ARCHIVE_USER, settings.archive_nats_password
+    user, password = settings.nats_login(ARCHIVE_USER)
+    return user, password
+
+
+async def connect_archive(settings: Settings) -> NatsClient:
+    """Connect to NATS as the archive's user (reconnecting for ever, like every service connection)."""
+    user, password = archive_login(settings)
+    return await nats.connect(
+        settings.nats_url, name="table-archive", max_reconnect_attempts=-1, reconnect_time_wait=0.5,
+        connect_timeout=5, allow_reconnect=True, user=user, password=password,
+        inbox_prefix=inbox_prefix(user) if user else "_INBOX",
+    )
+
+
+async def archive_and_purge(runtime: Runtime) -> None:
+    """Worker of the `archive` role: copy every event into the archive and purge archived, ended games."""
+    assert runtime.engine is not None, "the archive role needs the table's database"
+    nc = await connect_archive(runtime.settings)
+    try:
+        await asyncio.gather(archive_events(runtime, nc), purge_archived(runtime, nc))
+    finally:
+        try:
+            await nc.drain()
+        except Exception:
+            await nc.close()
+
+
+async def archive_events(runtime: Runtime, nc: NatsClient) -> None:
+    """Copy every event of the GAMES stream into the archive, exactly once, until the service stops.
+
+    Each fetched batch is stored in one transaction and acked only after its commit; a failed store naks
+    the batch (redelivered after a pause). Redelivered events insert nothing (ON CONFLICT DO NOTHING).
+    """
+    engine = runtime.engine
+    assert engine is not None
+    log = get_logger(consumer=TABLE_ARCHIVE_DURABLE)
+    js = nc.jetstream()
+    config = ConsumerConfig(
+        durable_name=TABLE_ARCHIVE_DURABLE, ack_policy=AckPolicy.EXPLICIT, deliver_policy=DeliverPolicy.ALL,
+        ack_wait=60.0, max_deliver=-1,  # never give an event up: a game missing one is never purged
+        filter_subject=GAME_EVENTS, max_ack_pending=ARCHIVE_BATCH * 4,
+    )
+    subscription = await js.pull_subscribe(GAME_EVENTS, durable=TABLE_ARCHIVE_DURABLE, stream=GAMES_STREAM,
+                                           config=config)
+    try:
+        while not runtime.stopping.is_set():
+            try:
+                messages = await subscription.fetch(ARCHIVE_BATCH, timeout=FETCH_TIMEOUT)
+            except (NatsTimeout, TimeoutError):
+                metrics.ARCHIVE_PENDING.set(0)
+                continue
+            if not messages:
+                continue
+            started = time.perf_counter()
+            rows, unreadable = _rows_of(messages)
+            try:
+                await store_events(engine, rows)
+            except Exception:
+                log.exception("archive_store_failed", events=len(rows))
+                for msg in messages:
+                    await msg.nak(delay=2.0)
+                await runtime.pause(1.0)
+                continue
+            for msg in messages:
+                if msg in unreadable:
+                    await msg.term()  # no redelivery mends it; the game then stays on the stream
+                else:
+                    await msg.ack()
+            metrics.ARCHIVED_EVENTS.inc(len(rows))
+            metrics.ARCHIVE_BATCH_SECONDS.observe(time.perf_counter() - started)
+            metrics.ARCHIVE_PENDING.set(messages[-1].metadata.num_pending or 0)
+    finally:
+        try:
+            await subscription.unsubscribe()
+        except Exception:  # the connection may be closing
+            pass
+
+
+def _rows_of(messages: Sequence[Msg]) -> tuple[list[dict[str, Any]], list[Msg]]:
+    """The archive rows of a fetched batch (sorted by game and number, so concurrent batches lock rows in
+    the same order), and the messages that hold no readable event."""
+    rows: list[dict[str, Any]] = []
+    unreadable: list[Msg] = []
+    for msg in messages:
+        try:
+            event = Event.decode(msg.data)
+            rows.append({"game_id": event.game_id, "n": event.n, "stream_seq": int(msg.metadata.sequence.stream),
+                         "type": event.type, "at": _moment(event.at), "body": msg.data.decode(),
+                         "rules": event.rules})
+        except Exception:
+            get_logger(subject=msg.subject).error("archive_unreadable_event")
+            unreadable.append(msg)
+    rows.sort(key=lambda row: (row["game_id"], row["n"]))
+    return rows, unreadable
+
+
+async def store_events(engine: AsyncEngine, rows: list[dict[str, Any]]) -> None:
+    """Store events (rows of `_rows_of`) and their games' rows in one transaction; events already stored
+    are left as they are, a game's row only grows (earliest start, highest n, its end once known)."""
+    if not rows:
+        return
+    games: dict[str, dict[str, Any]] = {}
+    for row in rows:
+        game = games.setdefault(row["game_id"], {"game_id": row["game_id"], "rules": row["rules"],
+                                                 "started_at": row["at"], "ended_at": None, "last_n": 0})
+        game["started_at"] = min(game["started_at"], row["at"])
+        game["last_n"] = max(game["last_n"], row["n"])
+        if row["type"] == EventType.GAME_ENDED:
+            game["ended_at"] = row["at"]
+    upsert = insert(_GAMES).values(list(games.values()))
+    upsert = upsert.on_conflict_do_update(index_elements=[_GAMES.c.game_id], set_={
+        "started_at": func.least(_GAMES.c.started_at, upsert.excluded.started_at),
+        "ended_at": func.coalesce(_GAMES.c.ended_at, upsert.excluded.ended_at),
+        "last_n": func.greatest(_GAMES.c.last_n, upsert.excluded.last_n),
+    })
+    events = [{key: row[key] for key in ("game_id", "n", "stream_seq", "type", "at", "body")} for row in rows]
+    async with engine.begin() as connection:
+        await connection.execute(insert(_EVENTS).values(events).on_conflict_do_nothing(
+            index_elements=[_EVENTS.c.game_id, _EVENTS.c.n]))
+        await connection.execute(upsert)
+
+
+async def purge_archived(runtime: Runtime, nc: NatsClient) -> None:
+    """Sweep every ARCHIVE_SWEEP_SECONDS: purge the subjects of archived games that ended before the grace
+    period, until the service stops."""
+    log = get_logger(worker="archive_purge")
+    js = nc.jetstream()
+    while not runtime.stopping.is_set():
+        try:
+            purged = await purge_due(runtime, js)
+        except Exception:
+            log.exception("archive_purge_failed")
+            purged = 0
+        if purged < PURGE_BATCH and not await runtime.pause(runtime.settings.archive_sweep_seconds):
+            return
+
+
+async def purge_due(runtime: Runtime, js: Any) -> int:
+    """Purge the GAMES subject of up to PURGE_BATCH games that ended more than the grace period ago and whose
+    every event 1..last_n is in the archive; note purged_at for each. Return how many were purged.
+
+    The rows are locked (SKIP LOCKED) while their subjects are purged, so several replicas sweep apart.
+    """
+    engine = runtime.engine
+    assert engine is not None
+    now = clock_of(runtime).now()
+    cutoff = now - timedelta(seconds=runtime.settings.archive_purge_grace_seconds)
+    purged = 0
+    async with engine.begin() as connection:
+        due = (await connection.execute(text(
+            'SELECT g.game_id, g.last_n, (SELECT count(*) FROM "table".events e WHERE e.game_id = g.game_id) '
+            'FROM "table".archived_games g WHERE g.purged_at IS NULL AND g.ended_at IS NOT NULL '
+            "AND g.ended_at < :cutoff ORDER BY g.ended_at LIMIT :limit FOR UPDATE OF g SKIP LOCKED"),
+            {"cutoff": cutoff, "limit": PURGE_BATCH})).all()
+        metrics.ARCHIVE_PURGE_DUE.set(len(due))
+        for game_id, last_n, held in due:
+            if held != last_n:  # an event is still on its way into the archive: next sweep
+                get_logger(game_id=game_id).warning("archive_incomplete", last_n=last_n, held=held)
+                continue
+            await js.purge_stream(GAMES_STREAM, subject=game_subject(game_id))
+            await connection.execute(
+                _GAMES.update().where(_GAMES.c.game_id == game_id).values(purged_at=now))
+            purged += 1
+    metrics.PURGED_GAMES.inc(purged)
+    return purged
+
+
+def _moment(stamp: str) -> datetime:
+    """The event's ISO time (`...Z`) as an aware datetime."""
+    return datetime.fromisoformat(stamp.replace("Z", "+00:00"))

@@ -1,0 +1,55 @@
+"""The table's archive in PostgreSQL, schema `table`: every event of every game, and one row per game.
+
+`events` holds each event's exact stored bytes (`body`, as on the GAMES stream), keyed by (game_id, n), so
+a game's log reads back the same after its subject was purged from the stream. `archived_games` says, per
+game, what the archive holds (the highest n so far, when the game ended) and when its subject was purged.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import BigInteger, DateTime, Index, Integer, MetaData, Text, text
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+SCHEMA = "table"
+
+metadata = MetaData(schema=SCHEMA)
+
+
+class Base(DeclarativeBase):
+    """Declarative base bound to the table's schema."""
+
+    metadata = metadata
+
+
+class ArchivedEvent(Base):
+    """One event of a game's log, stored once: its number, stream sequence, type, time and exact bytes."""
+
+    __tablename__ = "events"
+
+    game_id: Mapped[str] = mapped_column(Text, primary_key=True)
+    n: Mapped[int] = mapped_column(Integer, primary_key=True)
+    stream_seq: Mapped[int] = mapped_column(BigInteger)
+    type: Mapped[str] = mapped_column(Text)
+    at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    body: Mapped[str] = mapped_column(Text)
+
+
+class ArchivedGame(Base):
+    """What the archive holds of one game: its rules, start, end (None while it runs), highest event number
+    archived so far, and when its subject was purged from the GAMES stream (None: still there)."""
+
+    __tablename__ = "archived_games"
+    __table_args__ = (
+        # The purge sweep's question: ended, not yet purged, oldest first.
+        Index("archived_games_to_purge", "ended_at",
+              postgresql_where=text("purged_at IS NULL AND ended_at IS NOT NULL")),
+    )
+
+    game_id: Mapped[str] = mapped_column(Text, primary_key=True)
+    rules: Mapped[str] = mapped_column(Text)
+    started_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    ended_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    last_n: Mapped[int] = mapped_column(Integer)
+    purged_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
