@@ -249,16 +249,15 @@ async def purge_due(runtime: Runtime, js: Any) -> int:
     cutoff = now - timedelta(seconds=runtime.settings.archive_purge_grace_seconds)
     purged = 0
     async with engine.begin() as connection:
+        # Complete: the archive holds last_n distinct events of the game (the key is (game_id, n), n >= 1),
+        # so exactly 1..last_n; a game still missing one (on its way in) waits for a later sweep.
         due = (await connection.execute(text(
-            'SELECT g.game_id, g.last_n, (SELECT count(*) FROM "table".events e WHERE e.game_id = g.game_id) '
-            'FROM "table".archived_games g WHERE g.purged_at IS NULL AND g.ended_at IS NOT NULL '
-            "AND g.ended_at < :cutoff ORDER BY g.ended_at LIMIT :limit FOR UPDATE OF g SKIP LOCKED"),
-            {"cutoff": cutoff, "limit": PURGE_BATCH})).all()
+            'SELECT g.game_id FROM "table".archived_games g WHERE g.purged_at IS NULL AND g.ended_at IS NOT NULL '
+            'AND g.ended_at < :cutoff AND g.last_n = (SELECT count(*) FROM "table".events e '
+            "WHERE e.game_id = g.game_id) ORDER BY g.ended_at LIMIT :limit FOR UPDATE OF g SKIP LOCKED"),
+            {"cutoff": cutoff, "limit": PURGE_BATCH})).scalars().all()
         metrics.ARCHIVE_PURGE_DUE.set(len(due))
-        for game_id, last_n, held in due:
-            if held != last_n:  # an event is still on its way into the archive: next sweep
-                get_logger(game_id=game_id).warning("archive_incomplete", last_n=last_n, held=held)
-                continue
+        for game_id in due:
             await js.purge_stream(GAMES_STREAM, subject=game_subject(game_id))
             await connection.execute(
                 _GAMES.update().where(_GAMES.c.game_id == game_id).values(purged_at=now))
