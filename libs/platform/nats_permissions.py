@@ -122,7 +122,7 @@ TABLE = NatsUser(
         # Tests and tools purge a game's stale "your turn" requests only as admin; the table never does.
     ),
     # Nobody but the operator sends PLAY; only the lobby sends START and LEAVE.
-    subscribe=_serves(s.TABLE_START, s.TABLE_MOVE, s.TABLE_PLAY, s.TABLE_VIEW, s.TABLE_LEAVE),
+    subscribe=_serves(s.TABLE_START, s.TABLE_MOVE, s.TABLE_PLAY, s.TABLE_VIEW, s.TABLE_LEAVE, s.TABLE_STARTED),
     owns_streams=(s.GAMES_STREAM, s.BOT_TURNS_STREAM, s.TIMERS_STREAM, s.GAME_FACTS_STREAM),
 )
 
@@ -153,6 +153,7 @@ LEDGER = NatsUser(
         *_knows(s.LOBBY_STREAM), *_durable(s.LOBBY_STREAM, s.LEDGER_REGISTRATIONS_DURABLE),
         *_knows(s.GAME_FACTS_STREAM), *_durable(s.GAME_FACTS_STREAM, s.LEDGER_GAMES_DURABLE),
         *_knows(s.GAMES_STREAM), *_msg_get(s.GAMES_STREAM), *_direct_get(s.GAMES_STREAM),  # a game's start
+        s.TABLE_STARTED,  # ... or, once its subject was purged, from the table's archive
     ),
     subscribe=_serves(s.LEDGER_BALANCE, s.LEDGER_HOLD, s.LEDGER_RELEASE),
 )

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import msgspec
+from nats.aio.client import Client as NatsClient
 from nats.aio.msg import Msg
 from nats.js import JetStreamContext
 from nats.js.errors import NotFoundError
@@ -15,9 +17,11 @@ from libs.platform.contracts.base import ContractError
 from libs.platform.contracts.commands import (
     BALANCE,
     HOLD_STAKE,
+    READ_GAME_STARTED,
     RELEASE_STAKE,
     Balance,
     BalanceQuery,
+    GameStartedQuery,
     HoldStake,
     ReleaseStake,
     StakeHeld,
@@ -37,7 +41,7 @@ from libs.platform.contracts.subjects import (
 from libs.platform.database import session_factory
 from libs.platform.envelope import Event, EventType
 from libs.platform.logging import get_logger
-from libs.platform.rpc import answer
+from libs.platform.rpc import CommandRefused, answer, call
 from libs.platform.service import Runtime
 from services.ledger.handlers import answer_balance, open_wallet_for_registration
 from services.ledger.stakes import (
@@ -110,20 +114,29 @@ async def serve_stake_requests(runtime: Runtime) -> None:
     await answer(runtime.nc, RELEASE_STAKE, release)
 
 
-def started_loader(js: JetStreamContext) -> StartedLoader:
-    """Return a loader of a game's `GameStarted` (its log's first event) from the GAMES stream.
+def started_loader(js: JetStreamContext, nc: NatsClient) -> StartedLoader:
+    """Return a loader of a game's `GameStarted` (its log's first event): from the GAMES stream, or, once the
+    game's subject was purged into the table's archive (docs/archive.md), from the table (`table.cmd.started`).
 
     Needed when a `GameEnded` fact is handled before its game's `GameStarted` fact (handled concurrently, or
-    the start nak'ed for redelivery). The log, not GAME_FACTS, is where one game's start can be looked up
-    directly (one request: the first message on the game's subject), and it is the source of truth.
+    the start nak'ed for redelivery, or the ledger catching up after an outage longer than the archive's grace).
+    The log, not GAME_FACTS, is where one game's start can be looked up directly, and it is the source of truth.
+    None only when no such game exists; a table that cannot answer now raises, so the end is handled again later
+    instead of being settled without its pot.
     """
 
     async def load(game_id: str) -> Event | None:
         try:
             stored = await js.get_msg(GAMES_STREAM, seq=1, subject=game_subject(game_id), next=True)
+            event = Event.decode(stored.data or b"{}")
         except NotFoundError:
-            return None
-        event = Event.decode(stored.data or b"{}")
+            try:
+                event = Event.decode(msgspec.json.encode(
+                    await call(nc, READ_GAME_STARTED, GameStartedQuery(game_id=game_id))))
+            except CommandRefused as refused:
+                if refused.status == 404:
+                    return None
+                raise
         return event if event.type == EventType.GAME_STARTED and event.game_id == game_id else None
 
     return load
@@ -137,7 +150,7 @@ async def consume_game_events(runtime: Runtime) -> None:
     """
     assert runtime.engine is not None
     sessions = session_factory(runtime.engine)
-    load_started = started_loader(runtime.js)
+    load_started = started_loader(runtime.js, runtime.nc)
     log = get_logger(worker="game_pots")
 
     async def handle(msg: Msg) -> None:

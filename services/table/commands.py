@@ -1,4 +1,5 @@
-"""The table's NATS command endpoints (queue group "table"): start a game, make a move, read a view, leave."""
+"""The table's NATS command endpoints (queue group "table"): start a game, make a move, read a view, leave, and
+read a game's GameStarted."""
 
 from __future__ import annotations
 
@@ -11,8 +12,10 @@ from libs.platform.contracts.commands import (
     LEAVE_GAME,
     MAKE_MOVE,
     PLAY_MOVE,
+    READ_GAME_STARTED,
     START_GAME,
     VIEW_GAME,
+    GameStartedQuery,
     LeaveGame,
     LeftReply,
     MakeMove,
@@ -53,6 +56,10 @@ async def serve_commands(runtime: Runtime) -> None:
     async def leave(command: LeaveGame) -> LeftReply:
         return await leave_game(games, command)
 
+    async def started(query: GameStartedQuery) -> dict[str, Any]:
+        # Games.events falls back to the archive once the game's subject was purged (404 for no such game).
+        return (await games.events(query.game_id))[0].event.to_json()
+
     # Subscribed before the service reports ready (a startup step, not a worker), so no request that
     # arrives after /readyz answers 200 finds nobody listening; draining the connection ends them.
     await answer(runtime.nc, START_GAME, start)
@@ -60,6 +67,7 @@ async def serve_commands(runtime: Runtime) -> None:
     await answer(runtime.nc, PLAY_MOVE, play)
     await answer(runtime.nc, VIEW_GAME, view)
     await answer(runtime.nc, LEAVE_GAME, leave)
+    await answer(runtime.nc, READ_GAME_STARTED, started)
 
 
 ALREADY = frozenset({"game_over", "already_left"})

@@ -34,6 +34,7 @@ from libs.platform.nats_permissions import ARCHIVE_USER
 from libs.platform.rpc import CommandRefused, request
 from libs.platform.settings import Settings
 from services.bot.app import create_app as create_bot_app
+from services.ledger.workers import started_loader
 from services.table import metrics
 from services.table.app import create_app
 from services.table.archive import archived_events
@@ -202,6 +203,13 @@ async def test_a_purged_game_answers_as_before_and_a_running_game_stays(
                     {"kind": "human", "player_id": ANNA.player_id, "name": "Anna"},
                     {"kind": "bot", "level": "easy"}]})
             assert refused.value.status == 409
+            # The ledger, handling this game's end before its start after the purge, gets the start from the
+            # table's archive (as its own NATS user), byte for byte as logged.
+            async with connected_as(archive_settings, "ledger") as ledger:
+                started = await started_loader(ledger.nc.jetstream(), ledger.nc)(game_id)
+            assert started is not None and started.encode() == played.logs[game_id][0][1]
+        async with connected_as(archive_settings, "ledger") as ledger:
+            assert await started_loader(ledger.nc.jetstream(), ledger.nc)(uuid.uuid4().hex) is None
         assert await purged_at(engine, played.running) is None
         assert await stream_log(nc, played.running) == played.logs[played.running]
         assert await answers(table, played.running, ended=False) == played.answers[played.running]

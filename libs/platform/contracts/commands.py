@@ -30,6 +30,7 @@ __all__ = [
     "LEAVE_GAME",
     "MAKE_MOVE",
     "PLAY_MOVE",
+    "READ_GAME_STARTED",
     "RELEASE_STAKE",
     "START_GAME",
     "VIEW_GAME",
@@ -41,6 +42,7 @@ __all__ = [
     "Command",
     "DecideRequest",
     "Decision",
+    "GameStartedQuery",
     "GameViewReply",
     "HoldStake",
     "MakeMove",
@@ -187,6 +189,22 @@ GameViewReply = dict[str, Any]
 """The game view, as `GET /games/{id}/view` answers it (its board is the rule module's view)."""
 
 VIEW_GAME: Command[ViewGame, GameViewReply] = Command(subjects.TABLE_VIEW, subjects.TABLE_QUEUE, ViewGame, dict)
+
+
+# ---- table.cmd.started (ledger → table) ----------------------------------------------------------------
+class GameStartedQuery(Contract, frozen=True, kw_only=True):
+    """Read a game's first event, its GameStarted, as the log holds it (also once it was purged into the archive)."""
+
+    WHAT: ClassVar[str] = "Die Anfrage table.cmd.started"
+
+    game_id: str
+
+
+LoggedEvent = dict[str, Any]
+"""An event's envelope as stored (``Event.to_json``; ``Event.decode`` of its JSON gives the event back, hash intact)."""
+
+READ_GAME_STARTED: Command[GameStartedQuery, LoggedEvent] = Command(
+    subjects.TABLE_STARTED, subjects.TABLE_QUEUE, GameStartedQuery, dict)
 
 
 # ---- table.cmd.leave (lobby → table) -------------------------------------------------------------------

@@ -75,6 +75,9 @@ players move over HTTP with their token). Kept apart from ``TABLE_MOVE`` so the 
 in a human's name."""
 TABLE_VIEW = "table.cmd.view"
 TABLE_LEAVE = "table.cmd.leave"
+TABLE_STARTED = "table.cmd.started"
+"""A game's GameStarted as logged (the ledger, when a game's end comes before its start and the game's subject
+was already purged from GAMES into the table's archive)."""
 CHAT_POSTED = "lobby.chat.*"
 """A table chat message, after the lobby stored it: core NATS, one subject per game (``chat_subject``), so
 every lobby replica's live chat streams hear it."""
