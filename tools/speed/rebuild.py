@@ -21,8 +21,9 @@ from nats.aio.client import Client as NatsClient
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
-from libs.platform.settings import get_settings, sqlalchemy_url
+from libs.platform.settings import sqlalchemy_url
 from libs.rules import registry
+from tools.speed.local import operator_settings, quiet_nats_error
 
 EQUAL = "gleich"
 
@@ -40,23 +41,24 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 async def _connect_nats(url: str | None) -> NatsClient:
     """Connect as the operator (`admin`): reading GAMES and GAME_FACTS needs more than any service may."""
     if url is not None and urlsplit(url.split(",")[0]).username:  # the URL names its user: as given
-        return await nats.connect(url, connect_timeout=5, max_reconnect_attempts=2, name="speed-rebuild")
-    settings = get_settings()
+        return await nats.connect(url, connect_timeout=5, max_reconnect_attempts=2, name="speed-rebuild",
+                                  error_cb=quiet_nats_error)
+    settings = operator_settings()
     if url is not None:
         settings = settings.model_copy(update={"nats_url": url})
     user, password = settings.nats_login("admin")
     return await nats.connect(settings.nats_url, user=user, password=password, connect_timeout=5,
-                              max_reconnect_attempts=2, name="speed-rebuild")
+                              max_reconnect_attempts=2, name="speed-rebuild", error_cb=quiet_nats_error)
 
 
 def _engine(url: str | None) -> AsyncEngine:
-    return create_async_engine(sqlalchemy_url(url or get_settings().database_url), pool_size=2)
+    return create_async_engine(sqlalchemy_url(url or operator_settings().database_url), pool_size=2)
 
 
 async def _rebuild_leaderboard(args: argparse.Namespace) -> int:
     from tools.speed.rebuild_leaderboard import live_schema_exists, rebuild_leaderboard
 
-    settings = get_settings()
+    settings = operator_settings()
     if settings.rule_plugins:  # extra games the services load: their badges are known to the projection too
         registry.load_plugins(settings.rule_plugins)
     engine = _engine(args.database_url)
@@ -120,6 +122,10 @@ def run(args: argparse.Namespace) -> int:
     job = _rebuild_leaderboard if args.projection == "leaderboard" else _check_ledger
     try:
         return asyncio.run(job(args))
+    except nats.errors.NoServersError:
+        print(f"Neubau nicht möglich: kein NATS-Server unter {args.nats_url or operator_settings().nats_url} "
+              "erreichbar (NATS_URL, --nats-url).", file=sys.stderr)
+        return 2
     except (OSError, nats.errors.Error, TimeoutError, SQLAlchemyError) as error:
         print(f"Neubau nicht möglich: {error!r}", file=sys.stderr)
         return 2
