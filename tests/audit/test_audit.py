@@ -8,19 +8,15 @@ import copy
 import json
 import subprocess
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-import uvicorn
-from fastapi import FastAPI
 from nats.aio.client import Client as NatsClient
 
 from libs.audit import audit
-from libs.devservers import free_port
 from libs.platform.auth import Identity
 from libs.platform.envelope import Event, EventType, compute_hash
 from libs.platform.private import PRIVATE
@@ -29,6 +25,7 @@ from services.table.app import create_app
 from tests.audit.games import KINDS, FixedSeeds, bearer, play, play_daily, player, start
 from tests.clocks import ShiftedClock
 from tests.conftest import TEST_AUTH_SECRET, running_app
+from tests.http_served import served
 from tools.speed.cli import main as speed
 
 REPO = Path(__file__).resolve().parents[2]
@@ -56,23 +53,6 @@ class Fixture:
     table_url: str
     daily_started_seed: tuple[Any, Any] = (None, None)
     """GameStarted's seed in an operator's whole replay step 1 of the daily game: before and after the reveal."""
-
-
-@asynccontextmanager
-async def served(app: FastAPI) -> AsyncIterator[str]:
-    """Serve ``app`` over real HTTP on this loop (the `speed` command fetches from it); yield its URL."""
-    port = free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning",
-                                           timeout_graceful_shutdown=2))
-    serving = asyncio.create_task(server.serve())
-    while not server.started:
-        assert not serving.done(), "the table did not start"
-        await asyncio.sleep(0.05)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        await serving
 
 
 @pytest.fixture(scope="module")

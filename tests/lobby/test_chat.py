@@ -10,12 +10,11 @@ from typing import Any
 
 import httpx
 import pytest
-import uvicorn
 from nats.aio.client import Client as NatsClient
 
-from libs.devservers import free_port
 from libs.platform.settings import Settings
 from services.lobby.app import create_app
+from tests.http_served import served
 from tests.lobby.conftest import Lobby, TableStandIn, end_game, new_guest
 from tests.lobby.home_helpers import solo
 
@@ -141,15 +140,8 @@ async def test_who_may_chat_where(lobby: Lobby, table_service: TableStandIn, lob
 @pytest.fixture(scope="module")
 async def served_lobby(lobby_settings: Settings) -> AsyncIterator[str]:
     """Another lobby replica served over real HTTP (a stream stays open while it is read)."""
-    server = uvicorn.Server(uvicorn.Config(create_app(lobby_settings), host="127.0.0.1", port=free_port(),
-                                           log_level="warning", timeout_graceful_shutdown=2))
-    serving = asyncio.create_task(server.serve())
-    while not server.started:
-        assert not serving.done(), "the lobby did not start"
-        await asyncio.sleep(0.05)
-    yield f"http://127.0.0.1:{server.config.port}"
-    server.should_exit = True
-    await serving
+    async with served(create_app(lobby_settings)) as url:
+        yield url
 
 
 async def next_message(lines: AsyncIterator[str]) -> dict[str, Any]:

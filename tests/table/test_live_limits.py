@@ -8,15 +8,14 @@ from contextlib import AsyncExitStack, asynccontextmanager
 
 import httpx
 import pytest
-import uvicorn
 from nats.aio.client import Client as NatsClient
 
-from libs.devservers import free_port
 from libs.platform.auth import Identity
 from libs.platform.contracts.subjects import TABLE_START
 from libs.platform.rpc import request
 from libs.platform.settings import Settings
 from services.table.app import create_app
+from tests.http_served import served
 from tests.table.test_table_api import ANNA, BERT, auth
 
 
@@ -27,16 +26,8 @@ async def table_url(settings: Settings) -> AsyncIterator[str]:
     app = create_app(settings.model_copy(update={
         "trusted_proxies": "127.0.0.1", "live_streams_per_client": 2, "live_streams_per_account": 1,
         "live_streams_anonymous": 3}))
-    port = free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning",
-                                           timeout_graceful_shutdown=2))
-    serving = asyncio.create_task(server.serve())
-    while not server.started:
-        assert not serving.done(), "the table did not start"
-        await asyncio.sleep(0.05)
-    yield f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    await serving
+    async with served(app) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
