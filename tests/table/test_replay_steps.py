@@ -17,12 +17,12 @@ from nats.aio.client import Client as NatsClient
 
 from libs.platform.auth import Identity, PlayerKind, issue_operator_token, issue_token
 from libs.platform.contracts.subjects import TABLE_START
-from libs.platform.private import PRIVATE
 from libs.platform.rpc import request
 from libs.platform.settings import Settings
 from services.table.app import create_app
 from services.table.replays import Replays
 from tests.conftest import TEST_AUTH_SECRET, running_app
+from tests.e2e.test_protocol_game import hidden_from
 
 ANNA = Identity(player_id="anna-" + uuid.uuid4().hex[:8], name="Anna", kind=PlayerKind.GUEST)
 BERT = Identity(player_id="bert-" + uuid.uuid4().hex[:8], name="Bert", kind=PlayerKind.GUEST)
@@ -93,19 +93,6 @@ async def step(client: httpx.AsyncClient, game_id: str, n: int, seat: str | None
     return await client.get(f"/games/{game_id}/replay", params=params, headers=headers)
 
 
-def sealed_values_for_others(value: Any, seat: int) -> list[Any]:
-    """Every private part in `value` opened although `seat` is not in its audience."""
-    found: list[Any] = []
-    if isinstance(value, dict):
-        inner = value.get(PRIVATE)
-        if isinstance(inner, dict) and seat not in inner.get("to", []) and "value" in inner:
-            found.append(inner)
-        for item in value.values():
-            found += sealed_values_for_others(item, seat)
-    elif isinstance(value, list):
-        for item in value:
-            found += sealed_values_for_others(item, seat)
-    return found
 
 
 async def test_a_players_step_is_the_view_they_had_live_with_that_moves_lines_and_no_other_hand(
@@ -121,7 +108,7 @@ async def test_a_players_step_is_the_view_they_had_live_with_that_moves_lines_an
             assert (body["n"], body["of"], body["seat"]) == (n, played.last, str(seat))
             assert body["prev"] == (n - 1 if n > 1 else None) and body["next"] == (n + 1 if n < played.last else None)
             assert body["event"]["n"] == n
-            assert not sealed_values_for_others(body, seat), (n, seat)
+            assert not hidden_from(seat, body), (n, seat)
             if body["event"]["type"] == "MoveMade":
                 assert body["chosen_by"] == "player"
                 assert body["lines"] == [effect["text"] for effect in played.live[n][seat]["last_effects"]]
