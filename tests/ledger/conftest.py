@@ -22,14 +22,21 @@ from libs.platform.database import create_engine, session_factory
 from libs.platform.settings import Settings
 from services.ledger.app import create_app
 from services.ledger.handlers import open_wallet_for_registration
+from services.table.app import create_app as create_table_app
 from tests.conftest import running_app
 from tests.game_facts import consumer_acked
 
 
 @pytest.fixture(scope="module")
 async def ledger(settings: Settings) -> AsyncIterator[httpx.AsyncClient]:
-    """The ledger service running in-process (HTTP client), with its NATS workers."""
-    async with running_app(create_app(settings)) as client:
+    """The ledger service running in-process (HTTP client), with its NATS workers, beside a real table API.
+
+    The ledger asks the table for a game's start that is no longer on the stream (`table.cmd.started`) and
+    handles an end again later while no table answers, as in production; the table (API role only: it follows
+    up nothing) answers 404 for the games other test modules only published facts of.
+    """
+    table = create_table_app(settings.model_copy(update={"table_roles": "api"}))
+    async with running_app(table), running_app(create_app(settings)) as client:
         yield client
 
 
