@@ -117,7 +117,7 @@ async def _build_and_take_back(table: httpx.AsyncClient, game_id: str, auth: dic
     """Play the human's seat (first founding spot, roll, decline offers, end the turn) until a build or a
     supply trade is legal in the main phase; make it, then "Zurück"."""
     loop = asyncio.get_running_loop()
-    deadline = loop.time() + 30
+    deadline = loop.time() + 90  # a wait, not a promise: one slow CI machine took over 30 s
     while loop.time() < deadline:
         view = (await table.get(f"/games/{game_id}/view", headers=auth)).json()
         moves = view["legal_moves"]
