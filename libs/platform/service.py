@@ -105,11 +105,12 @@ async def current_identity(request: Request,
 CurrentPlayer = Annotated[Identity, Depends(current_identity)]
 
 
-async def connect_nats(settings: Settings, name: str) -> NatsClient:
-    """Connect to NATS as the service's own user (`Settings.nats_login`), retrying while the server comes
-    up, and reconnecting for ever afterwards. Replies arrive on the user's own inbox prefix, the only
-    `_INBOX` subjects its NATS permissions let it read (libs/platform/nats_permissions)."""
-    user, password = settings.nats_login(name)
+async def connect_nats(settings: Settings, name: str,
+                       login: tuple[str | None, str | None] | None = None) -> NatsClient:
+    """Connect to NATS as the service's own user (`Settings.nats_login`, or the `login` given), retrying while
+    the server comes up, and reconnecting for ever afterwards. Replies arrive on the user's own inbox prefix,
+    the only `_INBOX` subjects its NATS permissions let it read (libs/platform/nats_permissions)."""
+    user, password = login if login is not None else settings.nats_login(name)
     return await nats.connect(
         settings.nats_url, name=name, max_reconnect_attempts=-1, reconnect_time_wait=0.5,
         connect_timeout=5, allow_reconnect=True, user=user, password=password,

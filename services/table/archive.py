@@ -27,7 +27,6 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-import nats
 from nats.aio.client import Client as NatsClient
 from nats.aio.msg import Msg
 from nats.errors import TimeoutError as NatsTimeout
@@ -41,8 +40,8 @@ from libs.platform.consumers import FETCH_TIMEOUT
 from libs.platform.contracts.subjects import GAME_EVENTS, GAMES_STREAM, TABLE_ARCHIVE_DURABLE, game_subject
 from libs.platform.envelope import Event, EventType
 from libs.platform.logging import get_logger
-from libs.platform.nats_permissions import ARCHIVE_USER, inbox_prefix
-from libs.platform.service import Runtime
+from libs.platform.nats_permissions import ARCHIVE_USER
+from libs.platform.service import Runtime, connect_nats
 from libs.platform.settings import Settings
 from services.table import metrics
 from services.table.archive_models import ArchivedEvent, ArchivedGame
@@ -110,12 +109,7 @@ def archive_login(settings: Settings) -> tuple[str | None, str | None]:
 
 async def connect_archive(settings: Settings) -> NatsClient:
     """Connect to NATS as the archive's user (reconnecting for ever, like every service connection)."""
-    user, password = archive_login(settings)
-    return await nats.connect(
-        settings.nats_url, name="table-archive", max_reconnect_attempts=-1, reconnect_time_wait=0.5,
-        connect_timeout=5, allow_reconnect=True, user=user, password=password,
-        inbox_prefix=inbox_prefix(user) if user else "_INBOX",
-    )
+    return await connect_nats(settings, "table-archive", login=archive_login(settings))
 
 
 async def archive_and_purge(runtime: Runtime) -> None:
