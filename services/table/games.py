@@ -164,9 +164,7 @@ class Games:
                 seq = await self._append(event, expected_last_seq=0)
             except AppendConflict as error:
                 raise CommandRefused(409, f"Die Partie {game_id} gibt es schon.", "game_exists") from error
-            # Built from the stored bytes, as any other replica reads it: the same views byte for byte (the
-            # settings' keys in the log's canonical order, not the rules' order).
-            record = begin(StoredEvent(seq=seq, event=Event.decode(event.encode())))
+            record = begin(StoredEvent(seq=seq, event=_as_stored(event)))
             self._remember(record)
         metrics.GAMES_STARTED.labels(module.game).inc()
         return record
@@ -267,9 +265,7 @@ class Games:
         except AppendConflict:
             return None
         if event_type == EventType.GAME_ENDED:
-            # The game's final record as every other replica (and the archive) reads it: from the stored bytes,
-            # whose keys are in the log's canonical order, so its views match theirs byte for byte.
-            event = Event.decode(event.encode())
+            event = _as_stored(event)  # its outcome is kept whole in the record (a move's effects are packed)
         after = record.fold(StoredEvent(seq=seq, event=event), applied)
         self._remember(after)
         return after
@@ -320,6 +316,12 @@ class Games:
 
     def _lock(self, game_id: str) -> asyncio.Lock:
         return self._locks.setdefault(game_id, asyncio.Lock())
+
+
+def _as_stored(event: Event) -> Event:
+    """Return `event` as every other replica (and the archive) reads it back: decoded from its stored bytes, its
+    keys in the log's canonical order rather than the rules', so views built from it match theirs byte for byte."""
+    return Event.decode(event.encode())
 
 
 def _sealed_move_data(record: GameRecord, seat: int, move: dict[str, Any], chosen_by: str,
