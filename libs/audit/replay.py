@@ -149,10 +149,7 @@ def _clocks_after(fold: Fold, event: Event) -> list[tuple[int, str] | None]:
 def _move(fold: Fold, event: Event, report: AuditReport) -> None:
     """Replay one MoveMade and compare its move's seal and its effects with the recomputed ones."""
     data = event.data
-    seat = data.get("seat")
-    if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < len(fold.seats):
-        raise Stop(Difference("replay", event.n, "data.seat", f"0..{len(fold.seats) - 1}", seat,
-                              "Diesen Platz gibt es in der Partie nicht."))
+    seat = _seat_of(fold, event)
     chosen_by = data.get("chosen_by")
     if chosen_by not in CHOSEN_BY:
         raise Stop(Difference("replay", event.n, "data.chosen_by", list(CHOSEN_BY), chosen_by,
@@ -178,6 +175,15 @@ def _move(fold: Fold, event: Event, report: AuditReport) -> None:
         report.undone.append(event.n)
     fold.position = applied.position
     fold.clocks = _clocks_after(fold, event)
+
+
+def _seat_of(fold: Fold, event: Event) -> int:
+    """Return the event's ``data.seat``; raise Stop unless it is a seat of the game."""
+    seat = event.data.get("seat")
+    if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < len(fold.seats):
+        raise Stop(Difference("replay", event.n, "data.seat", f"0..{len(fold.seats) - 1}", seat,
+                              "Diesen Platz gibt es in der Partie nicht."))
+    return seat
 
 
 def _salt(fold: Fold, n: int, index: int) -> str:
@@ -279,10 +285,7 @@ def _timeout(fold: Fold, event: Event, seat: int, clock: tuple[int, str] | None)
 def _left(fold: Fold, event: Event) -> None:
     """A human left: the computer plays on for the seat (refused after the end, twice, or for a computer)."""
     data = event.data
-    seat = data.get("seat")
-    if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < len(fold.seats):
-        raise Stop(Difference("replay", event.n, "data.seat", f"0..{len(fold.seats) - 1}", seat,
-                              "Diesen Platz gibt es in der Partie nicht."))
+    seat = _seat_of(fold, event)
     if fold.engine.is_over(fold.position):
         raise Stop(Difference("replay", event.n, "type", EventType.GAME_ENDED, event.type,
                               "Die Partie war schon zu Ende; verlassen ging nicht mehr."))
