@@ -69,9 +69,9 @@ def _seed(export: ExportDocument) -> tuple[bytes | None, Difference | None]:
         seed = bytes.fromhex(revealed)
     except ValueError:
         return None, Difference("seed", last.n, "data.seed", "Hex-Zeichen", revealed, "Die Saat ist kein Hex.")
-    committed = started.data.get("seed_commitment")
-    if commitment(seed) != committed:
-        return None, Difference("seed", 1, "data.seed_commitment", commitment(seed), committed,
+    committed, expected_commitment = started.data.get("seed_commitment"), commitment(seed)
+    if expected_commitment != committed:
+        return None, Difference("seed", 1, "data.seed_commitment", expected_commitment, committed,
                                 "Die offengelegte Saat passt nicht zu ihrer Festlegung (SHA-256) in GameStarted.")
     sealed: Any = started.data.get("seed")
     if is_sealed(sealed):
