@@ -17,7 +17,7 @@ from typing import Any
 from libs.audit.compare import first_difference, plain
 from libs.audit.report import AuditReport, Difference, TimeoutMove
 from libs.platform.envelope import Event, EventType
-from libs.platform.private import PRIVATE, digest_of, is_sealed, salt_for
+from libs.platform.private import PRIVATE, digest_of, is_sealed, redact, salt_for, seal
 from libs.rules import IllegalMove, registry
 from libs.rules.engine import UNDO_MOVE, Engine, Position, Step, audience_of
 from libs.rules.registry import UnknownRules
@@ -210,26 +210,14 @@ def _move_of(fold: Fold, event: Event, seat: int) -> Any:
                           "Kein erlaubter Zug dieses Platzes passt zum Digest des verdeckten Zuges."))
 
 
-def _sealed_form(value: Any, audience: tuple[int, ...], salt: str) -> dict[str, Any]:
-    """Return how a private part reads redacted: its audience and salted digest."""
-    return {PRIVATE: {"to": sorted(audience), "digest": digest_of(value, salt)}}
-
-
-def _redacted(part: Any) -> Any:
-    if is_sealed(part):
-        inner = part[PRIVATE]
-        return {PRIVATE: {"to": inner.get("to"), "digest": inner.get("digest")}}
-    return part
-
-
 def _compare_sealing(fold: Fold, event: Event, move: Any, applied: Step) -> None:
     """The move is sealed exactly when the rules say only some seats may read it, for those seats."""
     recorded = event.data.get("move")
     if applied.move_audience is None:
         expected: Any = plain(move)
     else:
-        expected = _sealed_form(move, applied.move_audience, _salt(fold, event.n, 1))
-    found = plain(_redacted(recorded))
+        expected = redact(seal(move, applied.move_audience, _salt(fold, event.n, 1)))
+    found = plain(redact(recorded))
     difference = first_difference(expected, found, "data.move")
     if difference is not None:
         raise Stop(Difference("replay", event.n, difference[0], difference[1], difference[2],
@@ -246,9 +234,9 @@ def _compare_effects(fold: Fold, event: Event, applied: Step) -> None:
             expected.append(plain(effect))
         else:
             index += 1
-            expected.append(_sealed_form(effect, audience, _salt(fold, event.n, index)))
+            expected.append(redact(seal(effect, audience, _salt(fold, event.n, index))))
     recorded = event.data.get("effects", [])
-    found = plain([_redacted(part) for part in recorded]) if isinstance(recorded, list) else recorded
+    found = plain(redact(recorded)) if isinstance(recorded, list) else recorded
     difference = first_difference(expected, found, "data.effects")
     if difference is not None:
         raise Stop(Difference("replay", event.n, difference[0], difference[1], difference[2],
