@@ -38,6 +38,7 @@ from services.table.replay_routes import replay_step
 from services.table.replay_views import Sight
 from services.table.replays import Replays
 from services.table.seeds import SeedSource
+from tools.bench import percentile
 from tools.demo import choose
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -113,11 +114,6 @@ async def play_game(game: str, settings: dict[str, Any], seed: int) -> list[Stor
         raise RuntimeError(f"{game}: no end after {MAX_MOVES} moves")
     await games.finish(record.game_id)
     return await games.events(record.game_id)
-
-
-def percentile(values: list[float], fraction: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(len(ordered) * fraction))]
 
 
 def scrub(events: list[StoredEvent], game_id: str, sight: Sight, order: list[int]) -> list[float]:
