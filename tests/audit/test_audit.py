@@ -18,10 +18,11 @@ from nats.aio.client import Client as NatsClient
 
 from libs.audit import audit
 from libs.platform.auth import Identity
-from libs.platform.envelope import Event, EventType, compute_hash
+from libs.platform.envelope import EventType
 from libs.platform.private import PRIVATE
 from libs.platform.settings import Settings
 from services.table.app import create_app
+from tests.audit.forgery import rehash
 from tests.audit.games import KINDS, FixedSeeds, bearer, play, play_daily, player, start
 from tests.clocks import ShiftedClock
 from tests.conftest import TEST_AUTH_SECRET, running_app
@@ -222,15 +223,6 @@ async def test_speed_audit_fetches_a_game_by_id_from_the_table(played: Fixture, 
 
 
 # ---- forgeries --------------------------------------------------------------------------------------------
-def rehash(document: dict[str, Any], start: int) -> None:
-    """Re-hash the chain from event ``start`` on (n counts from 1), as a forger with the whole log would."""
-    events = document["events"]
-    for index in range(start - 1, len(events)):
-        event = events[index]
-        event["prev"] = events[index - 1]["hash"] if index else "0" * 64
-        event["hash"] = compute_hash(Event(**event))
-
-
 def speed_audit(document: dict[str, Any], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
     """Run `speed audit FILE` (in-process, the installed command's own entry point); return (status, output)."""
     path = tmp_path / "forged.json"

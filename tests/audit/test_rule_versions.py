@@ -17,9 +17,9 @@ from typing import Any
 import pytest
 
 from libs.audit import audit
-from libs.platform.envelope import Event, compute_hash
 from libs.rules import SPEEDMOSAIK, Outcome, registry
 from libs.rules.speedmosaik.module import SPEC, Speedmosaik
+from tests.audit.forgery import rehash
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 GOLDEN_LOGS = sorted(GOLDEN.glob("*_v*.json"))
@@ -76,12 +76,11 @@ def test_new_games_get_version_2_while_the_golden_version_1_log_still_audits(ver
     # The same moves named as version 2 (re-hashed) do not give the recorded outcome: the version matters.
     relabelled = copy.deepcopy(document)
     relabelled["rules"] = {"id": "speedmosaik@2", "game": "speedmosaik", "version": 2}
-    for index, event in enumerate(relabelled["events"]):
+    for event in relabelled["events"]:
         event["rules"] = "speedmosaik@2"
         if "rules" in event["data"]:
             event["data"]["rules"] = "speedmosaik@2"
-        event["prev"] = relabelled["events"][index - 1]["hash"] if index else "0" * 64
-        event["hash"] = compute_hash(Event(**event))
+    rehash(relabelled, 1)
     report = audit(relabelled)
     assert report.difference is not None and report.difference.field == "data.outcome.scores[0]", report.lines()
     assert report.difference.found + 1 == report.difference.expected
@@ -92,10 +91,7 @@ def test_without_version_2_registered_its_log_cannot_be_replayed() -> None:
     ghost = copy.deepcopy(document)
     ghost["rules"] = {"id": "speedmosaik@2", "game": "speedmosaik", "version": 2}
     ghost["events"][0]["rules"] = ghost["events"][0]["data"]["rules"] = "speedmosaik@2"
-    ghost["events"][0]["hash"] = compute_hash(Event(**ghost["events"][0]))
-    for index in range(1, len(ghost["events"])):
-        ghost["events"][index]["prev"] = ghost["events"][index - 1]["hash"]
-        ghost["events"][index]["hash"] = compute_hash(Event(**ghost["events"][index]))
+    rehash(ghost, 1)
     report = audit(ghost)
     assert report.difference is not None and report.difference.field == "rules"
     assert "unbekannt" in report.difference.reason
