@@ -6,7 +6,7 @@ one, never another seat's and never the whole game; an operator reads any of the
 
 from __future__ import annotations
 
-from typing import Annotated, Any, NoReturn
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Header, Query
 
@@ -106,16 +106,12 @@ async def replay_at(game_id: str, runtime: RuntimeDep,
     replay = replays.cached(game_id)
     if replay is None:
         games: Games = runtime.extras["games"]
-        if games.cached(game_id) is not None:  # held here: catching up reads only the log's tail, not all of it
-            try:
-                record = await games.load(game_id)
-            except CorruptLog as error:
-                raise _corrupt(error) from error
-            if record.is_running:
-                _refuse_running(runtime, record.seats, authorization)
         events = await games.events(game_id)
         if not is_ended(events):
-            _refuse_running(runtime, _seats_of_running(events), authorization)
+            viewer = viewer_of(runtime, _seats_of_running(events), authorization)
+            require_player_or_operator(viewer)
+            raise CommandRefused(409, "Die Partie läuft noch; Schritt für Schritt nachspielen lässt sie sich "
+                                 "nach dem Ende.", "game_running")
         try:
             replay = replays.keep(game_id, events)
         except CorruptLog as error:
@@ -124,13 +120,6 @@ async def replay_at(game_id: str, runtime: RuntimeDep,
     require_player_or_operator(viewer)
     sight = sight_of(seat, viewer, replay.seats)
     return JsonBody(replay_step(replay, game_id, n, sight, runtime))
-
-
-def _refuse_running(runtime: Runtime, seats: tuple[Seat, ...], authorization: str | None) -> NoReturn:
-    """Refuse a replay of a running game: 409 to its players and operators, 403 (or 401) to anyone else."""
-    require_player_or_operator(viewer_of(runtime, seats, authorization))
-    raise CommandRefused(409, "Die Partie läuft noch; Schritt für Schritt nachspielen lässt sie sich "
-                         "nach dem Ende.", "game_running")
 
 
 def _seats_of_running(events: list[StoredEvent]) -> tuple[Seat, ...]:
