@@ -58,12 +58,13 @@ from libs.platform.days import day_end
 from libs.platform.envelope import Event
 from libs.platform.rpc import CommandRefused, call
 from libs.platform.settings import sqlalchemy_url
+from services.table.event_store import StoredEvent
 from tests.chaos.fleet import Fleet
 from tests.conftest import Infrastructure
 from tests.game_facts import consumer_is_done
 from tests.rules.helpers import registered_plugins
 from tools.speed.cli import main as speed
-from tools.speed.rebuild_log import LoggedEvent, merge_by_log_position, read_stream
+from tools.speed.rebuild_log import merge_by_log_position, read_stream
 
 TINY = "tinygame"
 PLUGIN = "tests.rules.tinygame"
@@ -344,12 +345,12 @@ def test_archive_stream_and_facts_each_missing_some(played: Servers) -> None:
 
 
 def test_ends_without_a_copy_go_where_the_log_has_them() -> None:
-    def logged(seq: int) -> LoggedEvent:
-        return LoggedEvent(stream_seq=seq, event=cast(Event, seq))
+    def logged(seq: int) -> StoredEvent:
+        return StoredEvent(seq=seq, event=cast(Event, seq))
 
     copied = [logged(seq) for seq in (10, 30, 20, 50)]  # the copies' order: 20 was published after 30
     uncopied = [logged(seq) for seq in (5, 25, 60, 70)]
-    assert [item.stream_seq for item in merge_by_log_position(copied, uncopied)] == [5, 10, 25, 30, 20, 50, 60, 70]
+    assert [item.seq for item in merge_by_log_position(copied, uncopied)] == [5, 10, 25, 30, 20, 50, 60, 70]
     assert merge_by_log_position([], uncopied) == uncopied and merge_by_log_position(copied, []) == copied
 
 

@@ -3,30 +3,25 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import cast
 
 import nats.errors
 from nats.js import JetStreamContext
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 from nats.js.errors import NotFoundError
-from sqlalchemy import text
+from sqlalchemy import Table, select, text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from libs.platform.contracts.subjects import GAME_ENDED_FACT, GAME_EVENTS, GAME_FACTS_STREAM, GAMES_STREAM
 from libs.platform.envelope import Event, EventType
+from services.table.archive_models import ArchivedEvent
+from services.table.event_store import StoredEvent
 
 FETCH_BATCH = 1000
 FETCH_TIMEOUT = 5.0
 
+_EVENTS = cast(Table, ArchivedEvent.__table__)
 _ARCHIVE_EXISTS = text("""SELECT to_regclass('"table".events') IS NOT NULL""")
-_ARCHIVED_ENDS = text("""SELECT stream_seq, body FROM "table".events WHERE type = :type""")
-
-
-@dataclass(frozen=True)
-class LoggedEvent:
-    """One event of a game's log with its GAMES stream sequence (kept by the archive after a purge)."""
-
-    stream_seq: int
-    event: Event
 
 
 @dataclass
@@ -73,22 +68,24 @@ async def read_stream(js: JetStreamContext, stream: str, subject: str) -> list[t
         await subscription.unsubscribe()
 
 
-async def archived_ends(engine: AsyncEngine) -> list[LoggedEvent] | None:
-    """Return the archive's `GameEnded` events, or None if there is no archive table."""
+async def archived_ends(engine: AsyncEngine) -> list[StoredEvent] | None:
+    """Return the archive's `GameEnded` events (each with its GAMES stream sequence, as
+    `services.table.archive.archived_events` reads a game's), or None if there is no archive table."""
     async with engine.connect() as connection:
         if not (await connection.execute(_ARCHIVE_EXISTS)).scalar():
             return None
-        rows = (await connection.execute(_ARCHIVED_ENDS, {"type": EventType.GAME_ENDED})).all()
-    return [LoggedEvent(stream_seq=int(seq), event=Event.decode(body.encode())) for seq, body in rows]
+        rows = (await connection.execute(select(_EVENTS.c.stream_seq, _EVENTS.c.body)
+                                         .where(_EVENTS.c.type == EventType.GAME_ENDED))).all()
+    return [StoredEvent(seq=int(seq), event=Event.decode(body)) for seq, body in rows]
 
 
-async def streamed_ends(js: JetStreamContext) -> list[LoggedEvent]:
+async def streamed_ends(js: JetStreamContext) -> list[StoredEvent]:
     """Return the `GameEnded` events still on the GAMES stream (every game not purged after archiving)."""
     ends = []
     for seq, data in await read_stream(js, GAMES_STREAM, GAME_EVENTS):
         event = Event.decode(data)
         if event.type == EventType.GAME_ENDED:
-            ends.append(LoggedEvent(stream_seq=seq, event=event))
+            ends.append(StoredEvent(seq=seq, event=event))
     return ends
 
 
@@ -100,15 +97,15 @@ async def facts_order(js: JetStreamContext) -> list[Event]:
         return []
 
 
-def merge_by_log_position(copied: list[LoggedEvent], uncopied: list[LoggedEvent]) -> list[LoggedEvent]:
+def merge_by_log_position(copied: list[StoredEvent], uncopied: list[StoredEvent]) -> list[StoredEvent]:
     """Return `copied` in its own order with each of `uncopied` (sorted by stream sequence) placed before the
     first copied event that came later in the log: ends whose copies were trimmed from GAME_FACTS go where
     the log has them, ends not published yet go last."""
-    merged: list[LoggedEvent] = []
+    merged: list[StoredEvent] = []
     waiting = iter(uncopied)
     pending = next(waiting, None)
     for item in copied:
-        while pending is not None and pending.stream_seq < item.stream_seq:
+        while pending is not None and pending.seq < item.seq:
             merged.append(pending)
             pending = next(waiting, None)
         merged.append(item)
@@ -126,7 +123,7 @@ async def game_ends(engine: AsyncEngine, js: JetStreamContext) -> GameEnds:
     (docs/rebuild.md, "Order"). Ends without a copy there go where the log has them (`merge_by_log_position`).
     """
     ends = GameEnds()
-    logged: dict[tuple[str, int], LoggedEvent] = {}
+    logged: dict[tuple[str, int], StoredEvent] = {}
     archived = await archived_ends(engine)
     ends.archive_missing = archived is None
     for item in archived or []:
@@ -140,7 +137,7 @@ async def game_ends(engine: AsyncEngine, js: JetStreamContext) -> GameEnds:
             ends.streamed += 1
         elif known.event.hash != item.event.hash:
             ends.copies_differing.append(item.event.game_id)
-    copied: list[LoggedEvent] = []
+    copied: list[StoredEvent] = []
     placed: set[tuple[str, int]] = set()
     for copy in await facts_order(js):
         key = (copy.game_id, copy.n)
@@ -154,7 +151,7 @@ async def game_ends(engine: AsyncEngine, js: JetStreamContext) -> GameEnds:
             ends.copies_differing.append(copy.game_id)
         placed.add(key)
         copied.append(original)
-    uncopied = sorted((item for key, item in logged.items() if key not in placed), key=lambda item: item.stream_seq)
+    uncopied = sorted((item for key, item in logged.items() if key not in placed), key=lambda item: item.seq)
     ends.not_on_facts = [item.event.game_id for item in uncopied]
     ends.events = [item.event for item in merge_by_log_position(copied, uncopied)]
     return ends
