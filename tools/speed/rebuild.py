@@ -40,15 +40,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 async def _connect_nats(url: str | None) -> NatsClient:
     """Connect as the operator (`admin`): reading GAMES and GAME_FACTS needs more than any service may."""
-    if url is not None and urlsplit(url.split(",")[0]).username:  # the URL names its user: as given
-        return await nats.connect(url, connect_timeout=5, max_reconnect_attempts=2, name="speed-rebuild",
-                                  error_cb=quiet_nats_error)
-    settings = operator_settings()
-    if url is not None:
-        settings = settings.model_copy(update={"nats_url": url})
-    user, password = settings.nats_login("admin")
-    return await nats.connect(settings.nats_url, user=user, password=password, connect_timeout=5,
-                              max_reconnect_attempts=2, name="speed-rebuild", error_cb=quiet_nats_error)
+    user = password = None  # the URL names its user: as given
+    if url is None or not urlsplit(url.split(",")[0]).username:
+        settings = operator_settings()
+        if url is not None:
+            settings = settings.model_copy(update={"nats_url": url})
+        url = settings.nats_url
+        user, password = settings.nats_login("admin")
+    return await nats.connect(url, user=user, password=password, connect_timeout=5, max_reconnect_attempts=2,
+                              name="speed-rebuild", error_cb=quiet_nats_error)
 
 
 def _engine(url: str | None) -> AsyncEngine:
