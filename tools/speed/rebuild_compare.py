@@ -61,6 +61,11 @@ def row_text(row: Mapping[str, Any], columns: Sequence[str] | None = None) -> st
     return ", ".join(f"{name}={_text(row[name])}" for name in (row if columns is None else columns))
 
 
+async def table_exists(connection: AsyncConnection, name: str) -> bool:
+    """Whether the table `name` (schema-qualified, quoted where SQL needs it) exists."""
+    return bool((await connection.execute(text("SELECT to_regclass(:name) IS NOT NULL"), {"name": name})).scalar())
+
+
 async def _columns_of(connection: AsyncConnection, schema: str, table: str) -> list[str]:
     rows = await connection.execute(text(
         "SELECT column_name FROM information_schema.columns WHERE table_schema = :schema AND table_name = :table "

@@ -12,7 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from libs.platform.database import session_factory
 from services.leaderboard.models import SCHEMA, metadata
 from services.leaderboard.projection import MalformedGameEnded, project_finished_game, read_finished_game
-from tools.speed.rebuild_compare import TableDifference, compare_schemas
+from tools.speed.rebuild_compare import TableDifference, compare_schemas, table_exists
 from tools.speed.rebuild_log import GameEnds, game_ends
 
 IGNORED_COLUMNS: dict[str, tuple[str, ...]] = {"processed_events": ("processed_at",)}
@@ -63,9 +63,7 @@ async def drop_schema(engine: AsyncEngine, schema: str) -> None:
 async def live_schema_exists(engine: AsyncEngine) -> bool:
     """Whether the live leaderboard schema's tables exist (its migrations ran)."""
     async with engine.connect() as connection:
-        found = await connection.execute(text("SELECT to_regclass(:name) IS NOT NULL"),
-                                         {"name": f"{SCHEMA}.processed_events"})
-        return bool(found.scalar())
+        return await table_exists(connection, f"{SCHEMA}.processed_events")
 
 
 async def project_into(engine: AsyncEngine, schema: str, rebuild: LeaderboardRebuild) -> None:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from tools.speed.rebuild_compare import row_text
+from tools.speed.rebuild_compare import row_text, table_exists
 
 SHOWN = 10
 
@@ -63,7 +63,7 @@ class LedgerCheck:
 async def ledger_schema_exists(engine: AsyncEngine) -> bool:
     """Whether the ledger's tables exist (its migrations ran)."""
     async with engine.connect() as connection:
-        return bool((await connection.execute(text("SELECT to_regclass('ledger.accounts') IS NOT NULL"))).scalar())
+        return await table_exists(connection, "ledger.accounts")
 
 
 async def check_ledger(engine: AsyncEngine) -> LedgerCheck:

@@ -9,19 +9,19 @@ import nats.errors
 from nats.js import JetStreamContext
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 from nats.js.errors import NotFoundError
-from sqlalchemy import Table, select, text
+from sqlalchemy import Table, select
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from libs.platform.contracts.subjects import GAME_ENDED_FACT, GAME_EVENTS, GAME_FACTS_STREAM, GAMES_STREAM
 from libs.platform.envelope import Event, EventType
 from services.table.archive_models import ArchivedEvent
 from services.table.event_store import StoredEvent
+from tools.speed.rebuild_compare import table_exists
 
 FETCH_BATCH = 1000
 FETCH_TIMEOUT = 5.0
 
 _EVENTS = cast(Table, ArchivedEvent.__table__)
-_ARCHIVE_EXISTS = text("""SELECT to_regclass('"table".events') IS NOT NULL""")
 
 
 @dataclass
@@ -72,7 +72,7 @@ async def archived_ends(engine: AsyncEngine) -> list[StoredEvent] | None:
     """Return the archive's `GameEnded` events (each with its GAMES stream sequence, as
     `services.table.archive.archived_events` reads a game's), or None if there is no archive table."""
     async with engine.connect() as connection:
-        if not (await connection.execute(_ARCHIVE_EXISTS)).scalar():
+        if not await table_exists(connection, '"table".events'):
             return None
         rows = (await connection.execute(select(_EVENTS.c.stream_seq, _EVENTS.c.body)
                                          .where(_EVENTS.c.type == EventType.GAME_ENDED))).all()
