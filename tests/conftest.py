@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import nats
 import pytest
 from fastapi import FastAPI
 from nats.aio.client import Client as NatsClient
@@ -20,6 +19,7 @@ from libs.devservers import free_port
 from libs.devservers.nats_server import create_platform_streams
 from libs.devservers.processes import SERVICES, ServiceProcess
 from libs.devservers.servers import start_servers
+from libs.platform import nats_client
 from libs.platform.settings import Settings, get_settings
 
 warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR.*")
@@ -79,7 +79,7 @@ def settings(infra: Infrastructure) -> Settings:
 @pytest.fixture(scope="session")
 async def nc(infra: Infrastructure) -> AsyncIterator[NatsClient]:
     """A plain NATS connection (as admin) for tests that talk to services as another service would."""
-    client = await nats.connect(infra.nats_url)
+    client = await nats_client.connect(infra.nats_url)
     yield client
     await client.drain()
 

@@ -75,6 +75,7 @@ from libs.devservers.ports import free_port
 from libs.devservers.postgres_server import PostgresServer
 from libs.devservers.processes import REPO_ROOT, ServiceProcess, platform_processes, stop_process
 from libs.devservers.servers import Servers, start_servers
+from libs.platform import nats_client
 from libs.platform.auth import Identity, PlayerKind, issue_token
 from libs.platform.contracts.commands import (
     PLAY_MOVE,
@@ -626,7 +627,7 @@ async def bare_scenario(bench: Bench, games: int) -> dict[str, Any]:
 
 async def run_responder(url: str) -> None:
     """The bare responder (its own process): per request, one guarded append to a file stream, then reply."""
-    nc = await nats.connect(url)
+    nc = await nats_client.connect(url)
     js = nc.jetstream()
     from nats.js.api import StorageType, StreamConfig
 
@@ -1183,7 +1184,7 @@ async def _with(scenario: Callable[[Bench, Any], Awaitable[dict[str, Any]]], arg
 async def run_all(options: Options, stack: Stack, runs: dict[str, list[dict[str, Any]]],
                   saved: Callable[[], object]) -> None:
     """Run the plan `options.runs` times, interleaved, into `runs`; call `saved` after every scenario."""
-    nc = await nats.connect(stack.nats.url)
+    nc = await nats_client.connect(stack.nats.url)
     tap = EventTap()
     bench = Bench(options=options, stack=stack, nc=nc, tap=tap)
     try:

@@ -9,7 +9,6 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Annotated, Any
 
-import nats
 from fastapi import APIRouter, Depends, FastAPI, HTTPException, Request, Response
 from fastapi.responses import JSONResponse, PlainTextResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
@@ -19,6 +18,7 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from libs.platform import nats_client
 from libs.platform.auth import Identity, InvalidToken, verify_token
 from libs.platform.body_limit import BodyLimit
 from libs.platform.consumers import FETCH_TIMEOUT, SHUTDOWN_GRACE
@@ -111,7 +111,7 @@ async def connect_nats(settings: Settings, name: str,
     the server comes up, and reconnecting for ever afterwards. Replies arrive on the user's own inbox prefix,
     the only `_INBOX` subjects its NATS permissions let it read (libs/platform/nats_permissions)."""
     user, password = login if login is not None else settings.nats_login(name)
-    return await nats.connect(
+    return await nats_client.connect(
         settings.nats_url, name=name, max_reconnect_attempts=-1, reconnect_time_wait=0.5,
         connect_timeout=5, allow_reconnect=True, user=user, password=password,
         inbox_prefix=inbox_prefix(user) if user else "_INBOX",

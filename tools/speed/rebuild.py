@@ -21,6 +21,7 @@ from nats.aio.client import Client as NatsClient
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
+from libs.platform import nats_client
 from libs.platform.settings import sqlalchemy_url
 from libs.rules import registry
 from tools.speed.local import operator_settings, quiet_nats_error
@@ -47,7 +48,7 @@ async def _connect_nats(url: str | None) -> NatsClient:
             settings = settings.model_copy(update={"nats_url": url})
         url = settings.nats_url
         user, password = settings.nats_login("admin")
-    return await nats.connect(url, user=user, password=password, connect_timeout=5, max_reconnect_attempts=2,
+    return await nats_client.connect(url, user=user, password=password, connect_timeout=5, max_reconnect_attempts=2,
                               name="speed-rebuild", error_cb=quiet_nats_error)
 
 

@@ -1,0 +1,59 @@
+"""The platform's NATS client reads every header block exactly as nats-py's own parser does."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from nats.aio.client import Client as NatsPyClient
+
+from libs.platform.nats_client import Client, connect, parse_header_lines
+from tests.conftest import Infrastructure
+
+_NAME_BYTES = st.sampled_from([b"Nats-Sequence", b"Nats-Msg-Id", b"X", b"", b" ", b"\t", b"\x1c", b"\x85", b"\xc3\xa4",
+                               b":", b"a b", b"Status", b"\r", b"\n", b"\x0b", b"-", b"\xff"])
+_VALUE_BYTES = st.sampled_from([b"", b" 1", b"GAMES", b" \xc3\xa4 ", b"\xff\xfe", b": x", b"\t2\t", b"\r", b"a\nb"])
+
+
+@st.composite
+def header_blocks(draw: st.DrawFn) -> bytes:
+    """Header blocks as a server or a hostile publisher might send them: odd names, bad bytes, stray lines."""
+    lines = []
+    for _ in range(draw(st.integers(0, 10))):
+        name = b"".join(draw(st.lists(_NAME_BYTES, max_size=4)))
+        if draw(st.booleans()):
+            lines.append(name + b":" + b"".join(draw(st.lists(_VALUE_BYTES, max_size=3))))
+        else:
+            lines.append(name + draw(st.binary(max_size=12)))
+    return b"\r\n".join(lines) + draw(st.sampled_from([b"\r\n\r\n", b"\r\n", b""]))
+
+
+@settings(max_examples=3000, derandomize=True)
+@given(header_blocks())
+def test_header_blocks_parse_as_nats_py_parses_them(raw: bytes) -> None:
+    assert parse_header_lines(raw) == NatsPyClient._parse_header_lines(raw)
+
+
+@settings(max_examples=500, derandomize=True)
+@given(st.binary(max_size=200))
+def test_any_bytes_parse_as_nats_py_parses_them(raw: bytes) -> None:
+    assert parse_header_lines(raw) == NatsPyClient._parse_header_lines(raw)
+
+
+def test_a_direct_get_reply_is_read_whole() -> None:
+    raw = (b"Nats-Stream: GAMES\r\nNats-Subject: games.abc\r\nNats-Sequence: 123456\r\n"
+           b"Nats-Time-Stamp: 2026-12-01T23:59:59.123456789Z\r\nNats-Msg-Id: abc-57\r\nNats-Num-Pending: 40\r\n\r\n")
+    assert parse_header_lines(raw) == {
+        "Nats-Stream": "GAMES", "Nats-Subject": "games.abc", "Nats-Sequence": "123456",
+        "Nats-Time-Stamp": "2026-12-01T23:59:59.123456789Z", "Nats-Msg-Id": "abc-57", "Nats-Num-Pending": "40"}
+
+
+async def test_messages_with_headers_arrive_whole_over_a_real_server(infra: Infrastructure) -> None:
+    client = await connect(infra.nats_url)
+    try:
+        assert isinstance(client, Client)
+        subscription = await client.subscribe("headers.test")
+        await client.publish("headers.test", b"x", headers={"Nats-Msg-Id": "m-1", "Spiel": "Kachelwand ä"})
+        message = await subscription.next_msg(timeout=5)
+    finally:
+        await client.close()
+    assert message.headers == {"Nats-Msg-Id": "m-1", "Spiel": "Kachelwand ä"}
