@@ -196,6 +196,15 @@ def _rows_of(messages: Sequence[Msg]) -> tuple[list[dict[str, Any]], list[Msg]]:
     return rows, unreadable
 
 
+_STORE_EVENTS = insert(_EVENTS).on_conflict_do_nothing(index_elements=[_EVENTS.c.game_id, _EVENTS.c.n])
+_GAME_ROW = insert(_GAMES)
+_STORE_GAMES = _GAME_ROW.on_conflict_do_update(index_elements=[_GAMES.c.game_id], set_={
+    "started_at": func.least(_GAMES.c.started_at, _GAME_ROW.excluded.started_at),
+    "ended_at": func.coalesce(_GAMES.c.ended_at, _GAME_ROW.excluded.ended_at),
+    "last_n": func.greatest(_GAMES.c.last_n, _GAME_ROW.excluded.last_n),
+})
+
+
 async def store_events(engine: AsyncEngine, rows: list[dict[str, Any]]) -> None:
     """Store events (rows of `_rows_of`) and their games' rows in one transaction; events already stored
     are left as they are, a game's row only grows (earliest start, highest n, its end once known)."""
@@ -209,17 +218,13 @@ async def store_events(engine: AsyncEngine, rows: list[dict[str, Any]]) -> None:
         game["last_n"] = max(game["last_n"], row["n"])
         if row["type"] == EventType.GAME_ENDED:
             game["ended_at"] = row["at"]
-    upsert = insert(_GAMES).values(list(games.values()))
-    upsert = upsert.on_conflict_do_update(index_elements=[_GAMES.c.game_id], set_={
-        "started_at": func.least(_GAMES.c.started_at, upsert.excluded.started_at),
-        "ended_at": func.coalesce(_GAMES.c.ended_at, upsert.excluded.ended_at),
-        "last_n": func.greatest(_GAMES.c.last_n, upsert.excluded.last_n),
-    })
     events = [{key: row[key] for key in ("game_id", "n", "stream_seq", "type", "at", "body")} for row in rows]
     async with engine.begin() as connection:
-        await connection.execute(insert(_EVENTS).values(events).on_conflict_do_nothing(
-            index_elements=[_EVENTS.c.game_id, _EVENTS.c.n]))
-        await connection.execute(upsert)
+        # Parameter lists (executemany), not `.values(rows)`: the statements stay the same, so SQLAlchemy
+        # compiles each once instead of a statement with a bind parameter per value per batch (which
+        # cost the follow-up process ~100 µs of CPU per archived event).
+        await connection.execute(_STORE_EVENTS, events)
+        await connection.execute(_STORE_GAMES, list(games.values()))
 
 
 async def purge_archived(runtime: Runtime, nc: NatsClient) -> None:
