@@ -80,7 +80,7 @@ def play(record: GameRecord, parts: Parts) -> int:
             seat = view["to_move"][0]
             view = parts.timed("game_view", game_view, record, seat)
         parts.timed("encode view reply", encode, Accepted(result=view))
-        move = choose(view, rng)
+        move = choose(view["legal_moves"], rng)
         raw = encode(MakeMove(game_id=record.game_id, seat=seat, move=move, actor=f"p{seat}", chosen_by="player",
                               expected_n=record.n))
         command = parts.timed("decode move command", PLAY_MOVE.request.decode, raw)
