@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import itertools
 import logging
+import os
 import sys
-import uuid
 from collections.abc import MutableMapping
 from contextvars import ContextVar
 from typing import Any
@@ -16,9 +17,24 @@ correlation_id: ContextVar[str | None] = ContextVar("correlation_id", default=No
 CORRELATION_HEADER = "Speed-Correlation-Id"
 
 
+_ID_PREFIX = os.urandom(8).hex()
+_ID_COUNTER = itertools.count(1)
+
+
+def _new_id_prefix() -> None:
+    """A forked child draws its own prefix (its count would repeat its parent's)."""
+    global _ID_PREFIX
+    _ID_PREFIX = os.urandom(8).hex()
+
+
+os.register_at_fork(after_in_child=_new_id_prefix)
+
+
 def new_correlation_id() -> str:
-    """Return a fresh correlation id."""
-    return uuid.uuid4().hex
+    """Return a correlation id no other request of any process shares: this process's random prefix and a
+    count. (A UUID per request drew from the OS's random source each time, ~2 % of the table's CPU under
+    load; a correlation id only has to be unique, not unpredictable.)"""
+    return f"{_ID_PREFIX}{next(_ID_COUNTER):08x}"
 
 
 def _add_correlation(_: Any, __: str, event: MutableMapping[str, Any]) -> MutableMapping[str, Any]:

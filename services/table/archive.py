@@ -31,7 +31,7 @@ from nats.aio.client import Client as NatsClient
 from nats.aio.msg import Msg
 from nats.errors import TimeoutError as NatsTimeout
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
-from sqlalchemy import Table, func, select, text
+from sqlalchemy import Table, bindparam, func, select, text
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncEngine
 
@@ -61,13 +61,17 @@ _GAMES: Table = ArchivedGame.__table__  # type: ignore[assignment]
 
 
 # ---- reading -----------------------------------------------------------------------------------------
+# Built once: every game start asks `_HOLDS` (is the id taken by a purged game?).
+_EVENTS_OF = (select(_EVENTS.c.stream_seq, _EVENTS.c.body).where(_EVENTS.c.game_id == bindparam("game_id"))
+              .order_by(_EVENTS.c.n))
+_HOLDS = select(_GAMES.c.game_id).where(_GAMES.c.game_id == bindparam("game_id"))
+
+
 async def archived_events(engine: AsyncEngine, game_id: str) -> list[StoredEvent]:
     """Return the game's archived events, oldest first, each with the stream sequence it had on GAMES
     (empty if the archive holds none of its events)."""
     async with engine.connect() as connection:
-        rows = await connection.execute(
-            select(_EVENTS.c.stream_seq, _EVENTS.c.body).where(_EVENTS.c.game_id == game_id)
-            .order_by(_EVENTS.c.n))
+        rows = await connection.execute(_EVENTS_OF, {"game_id": game_id})
         return [StoredEvent(seq=int(seq), event=Event.decode(body)) for seq, body in rows]
 
 
@@ -92,7 +96,7 @@ class Archive:
         if self.engine is None:
             return False
         async with self.engine.connect() as connection:
-            found = await connection.execute(select(_GAMES.c.game_id).where(_GAMES.c.game_id == game_id))
+            found = await connection.execute(_HOLDS, {"game_id": game_id})
             return found.first() is not None
 
 

@@ -10,7 +10,7 @@ import nats.errors
 from nats.aio.client import Client as NatsClient
 from nats.aio.msg import Msg
 from nats.js import JetStreamContext
-from nats.js.errors import APIError, NotFoundError
+from nats.js.errors import APIError
 
 from libs.platform.contracts.subjects import GAMES_STREAM, game_subject
 from libs.platform.envelope import Event
@@ -49,12 +49,22 @@ class GameLog:
         self._nc: NatsClient = nc if nc is not None else js._nc
 
     async def last_sequence(self, game_id: str) -> int:
-        """Return the stream sequence of the game's latest event, 0 when the game has none."""
-        try:
-            msg = await self._js.get_last_msg(GAMES_STREAM, game_subject(game_id), direct=True)
-        except NotFoundError:
-            return 0
-        return int(msg.seq or 0)
+        """Return the stream sequence of the game's latest event, 0 when the game has none.
+
+        One direct get of the subject's last message, read from its `Nats-Sequence` header (what
+        nats-py's `get_last_msg` returns too, without lifting the reply into a stream message and parsing
+        its timestamp: every view asks this once).
+        """
+        msg = await self._nc.request(f"$JS.API.DIRECT.GET.{GAMES_STREAM}.{game_subject(game_id)}", b"",
+                                     timeout=READ_TIMEOUT)
+        headers = msg.headers or {}
+        if not msg.data:
+            status = headers.get("Status")
+            if status == "404":
+                return 0
+            if status is not None:
+                raise APIError.from_msg(msg)
+        return int(headers.get("Nats-Sequence") or 0)
 
     async def read(self, game_id: str, after_seq: int = 0) -> list[StoredEvent]:
         """Return the game's events stored after stream sequence `after_seq`, oldest first."""

@@ -277,20 +277,15 @@ def legal_takes(state: KachelwandState, seat: int) -> list[Take]:
     warned: dict[tuple[str, int], bool] = {}
     sources: list[tuple[int | None, tuple[str, ...]]] = [(i, f) for i, f in enumerate(state.factories)]
     sources.append((None, state.centre))
+    # Which lines take a colour depends on the board only, not on the source: judged once per colour.
+    lines_for: dict[str, list[int]] = {}
     takes: list[Take] = []
     for factory, tiles in sources:
         for colour in _colours_to_take(state, tiles):
-            for line in range(FLOOR_LINE, WALL_SIZE + 1):
-                if line != FLOOR_LINE:
-                    row = line - 1
-                    pattern = board.pattern_lines[row]
-                    if pattern.count >= line:
-                        continue
-                    if colour == JOKER:
-                        if pattern.colour is None:
-                            continue
-                    elif pattern.colour not in (None, colour) or row_has_colour(board, row, colour):
-                        continue
+            lines = lines_for.get(colour)
+            if lines is None:
+                lines = lines_for[colour] = _lines_taking(board, colour)
+            for line in lines:
                 confirmed = False
                 if free_wall:
                     key = (colour, line)
@@ -299,6 +294,23 @@ def legal_takes(state: KachelwandState, seat: int) -> list[Take]:
                     confirmed = warned[key]
                 takes.append(Take(factory, colour, line, confirmed))
     return takes
+
+
+def _lines_taking(board: Board, colour: str) -> list[int]:
+    """Return the lines (the floor, then pattern lines 1–5) a take of ``colour`` may go to on ``board``."""
+    lines = [FLOOR_LINE]
+    for line in range(1, WALL_SIZE + 1):
+        row = line - 1
+        pattern = board.pattern_lines[row]
+        if pattern.count >= line:
+            continue
+        if colour == JOKER:
+            if pattern.colour is None:
+                continue
+        elif pattern.colour not in (None, colour) or row_has_colour(board, row, colour):
+            continue
+        lines.append(line)
+    return lines
 
 
 # ---------------------------------------------------------------------------------------------------------
