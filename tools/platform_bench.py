@@ -41,6 +41,7 @@ import argparse
 import asyncio
 import contextlib
 import gc
+import itertools
 import json
 import math
 import os
@@ -162,6 +163,10 @@ class Options:
     quiet_wait: float = 60.0
     retries: int = 1
     table: str = "split"
+    table_api: int = 1
+    """Table API processes (the first one `table`, the others `table-api-2`, …): every one answers the table's
+    NATS commands (one queue group), and the HTTP players' connections are spread over them, as a Kubernetes
+    Service spreads them over the API's pods."""
 
     @property
     def bare_seconds(self) -> float:
@@ -176,9 +181,10 @@ class Stack:
     processes; else one table process with every role.
     """
 
-    def __init__(self, root: Path, split_table: bool = True) -> None:
+    def __init__(self, root: Path, split_table: bool = True, table_api: int = 1) -> None:
         self.root = root
         self.split_table = split_table
+        self.table_api = table_api
         self.auth_secret = secrets.token_hex(32)
         self.servers: Servers | None = None
         self.services: dict[str, ServiceProcess] = {}
@@ -205,12 +211,21 @@ class Stack:
                 process.extra_env.pop("TABLE_ROLES", None)
             process.port = free_port()
             self.services[process.name] = process.start()
+        table = self.services["table"]
+        for number in range(2, self.table_api + 1):  # more API replicas, each on its own port
+            self.services[f"table-api-{number}"] = ServiceProcess(
+                f"table-api-{number}", env=env, port=free_port(), log_path=logs / f"table-api-{number}.log",
+                extra_env=dict(table.extra_env), module="table").start()
         for service in self.services.values():
             service.wait_ready(timeout=90)
         return self
 
     def url(self, service: str) -> str:
         return self.services[service].url
+
+    def table_apis(self) -> list[ServiceProcess]:
+        """The table's API processes: `table`, then `table-api-2`, …"""
+        return [self.services["table"], *(self.services[f"table-api-{n}"] for n in range(2, self.table_api + 1))]
 
     @property
     def nats(self) -> NatsServer:
@@ -232,8 +247,8 @@ class Stack:
         if self.nats.pid is not None:
             pids["nats-server"] = [self.nats.pid]
         for name, service in self.services.items():
-            if service.pid is not None:
-                pids[name] = [service.pid]
+            if service.pid is not None:  # the API replicas count as the table
+                pids.setdefault("table" if name.startswith("table-api-") else name, []).append(service.pid)
         try:
             postmaster = int((self.postgres.data_dir / "postmaster.pid").read_text().split()[0])
             pids["postgres"] = [postmaster, *_children(postmaster)]
@@ -830,9 +845,11 @@ async def http_scenario(bench: Bench, games: int) -> dict[str, Any]:
     secret = bench.stack.auth_secret
     decode = msgspec.json.Decoder(TurnView).decode
     encode = msgspec.json.encode
-    table = bench.stack.services["table"]
+    apis = bench.stack.table_apis()
+    connections = itertools.count()
 
     def connect() -> HttpConnection | HttpxConnection:
+        table = apis[next(connections) % len(apis)]  # the players' connections spread over the API replicas
         if bench.options.http_client == "httpx":
             return HttpxConnection(table.url)
         return HttpConnection("127.0.0.1", table.port)
@@ -1389,7 +1406,7 @@ def report(options: Options, summary: dict[str, dict[str, Any]], targets: list[d
     lines = [f"\nPlatform throughput (issue 7) – commit {meta['commit']}{' (dirty)' if meta['dirty'] else ''}, "
              f"{meta['cpus']} cores, medians of {options.runs} interleaved run(s), {options.seconds:g} s windows "
              f"({options.bare_seconds:g} s bare), HTTP client {options.http_client}, bench loop {meta['event_loop']}, "
-             f"table {options.table}",
+             f"table {options.table}{f', {options.table_api} API processes' if options.table_api > 1 else ''}",
              ""]
     if any(name.split("-")[0] in ("bare", "nats", "http") for name in summary):
         lines += _load_table(options, summary)
@@ -1448,6 +1465,9 @@ def parse_options(argv: list[str]) -> Options:
     parser.add_argument("--table", choices=("split", "combined"), default="split",
                         help="the table's API and its follow-up in two processes as `make run` starts them "
                              "(default), or both in one process")
+    parser.add_argument("--table-api", type=int, default=1,
+                        help="table API processes (default 1): all answer NATS commands, HTTP players' "
+                             "connections are spread over them (replicas behind a Kubernetes Service)")
     args = parser.parse_args(argv)
     quick = args.quick
     only = frozenset(part.strip() for part in (args.only or ",".join(SCENARIOS)).split(",") if part.strip())
@@ -1463,7 +1483,8 @@ def parse_options(argv: list[str]) -> Options:
         cache_games=args.cache_games or (100 if quick else 500), output=args.output, check=not args.no_check,
         keep=args.keep, commit=args.commit, http_client=args.http_client,
         quiet_wait=args.quiet_wait if args.quiet_wait is not None else (20.0 if quick else 60.0),
-        retries=args.retries if args.retries is not None else 1, table=args.table)
+        retries=args.retries if args.retries is not None else 1, table=args.table,
+        table_api=max(1, args.table_api))
 
 
 def event_loop_name() -> str:
@@ -1521,7 +1542,7 @@ def main(argv: list[str] | None = None) -> int:
         options.output.write_text(json.dumps(document, indent=2, default=str) + "\n")
         return summary, targets
 
-    stack = Stack(root, split_table=options.table == "split")
+    stack = Stack(root, split_table=options.table == "split", table_api=options.table_api)
     try:
         stack.start()
         print(f"ready after {time.monotonic() - began:.0f} s; scenarios: {', '.join(name for name, _ in plan(options))}"
