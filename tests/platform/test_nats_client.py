@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
+import time
+
+import nats.errors
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from nats.aio.client import Client as NatsPyClient
+from nats.aio.msg import Msg
 
 from libs.platform.nats_client import Client, connect, parse_header_lines
 from tests.conftest import Infrastructure
@@ -57,3 +63,24 @@ async def test_messages_with_headers_arrive_whole_over_a_real_server(infra: Infr
     finally:
         await client.close()
     assert message.headers == {"Nats-Msg-Id": "m-1", "Spiel": "Kachelwand ä"}
+
+
+async def test_requests_get_their_reply_time_out_or_find_nobody_as_with_nats_py(infra: Infrastructure) -> None:
+    client = await connect(infra.nats_url)
+    try:
+        async def echo(msg: Msg) -> None:
+            await msg.respond(b"zurueck:" + msg.data)
+
+        await client.subscribe("requests.echo", cb=echo)
+        await client.subscribe("requests.silent")  # listens, never answers
+        replies = await asyncio.gather(*(client.request("requests.echo", b"%d" % i, timeout=5) for i in range(50)))
+        assert [reply.data for reply in replies] == [b"zurueck:%d" % i for i in range(50)]
+        started = time.monotonic()
+        with pytest.raises(nats.errors.TimeoutError):
+            await client.request("requests.silent", b"?", timeout=0.3)
+        assert 0.25 < time.monotonic() - started < 2.0
+        with pytest.raises(nats.errors.NoRespondersError):
+            await client.request("requests.nobody", b"?", timeout=5)
+        assert client._resp_map == {}, "no request leaves its waiter behind"
+    finally:
+        await client.close()
