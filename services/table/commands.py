@@ -26,14 +26,14 @@ from libs.platform.contracts.commands import (
 )
 from libs.platform.rpc import CommandRefused, answer
 from libs.platform.service import Runtime
-from services.table.games import Games
+from services.table.games import Games, games_of
 from services.table.records import GameRecord
 from services.table.views import game_view
 
 
 async def serve_commands(runtime: Runtime) -> None:
     """Startup step: answer table commands (queue group "table") from now on."""
-    games: Games = runtime.extras["games"]
+    games = games_of(runtime)
 
     async def start(command: StartGame) -> StartedReply:
         record = await games.start(command)

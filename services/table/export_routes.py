@@ -19,21 +19,16 @@ from libs.platform.http_errors import refusals
 from libs.platform.private import reveal_for
 from libs.platform.responses import JsonBody
 from libs.platform.rpc import CommandRefused
-from libs.platform.service import Runtime, RuntimeDep
+from libs.platform.service import RuntimeDep
 from libs.rules import registry
 from libs.rules.registry import UnknownRules
 from services.table.event_store import StoredEvent
-from services.table.games import Games
+from services.table.games import games_of
 from services.table.modes import is_revealed
 from services.table.records import seats_of
 from services.table.viewers import Viewer, require_player_or_operator, viewer_of
 
 router = APIRouter(prefix="/games", tags=["games"], responses=refusals(401, 403, 404, 409))
-
-
-def _games(runtime: Runtime) -> Games:
-    games: Games = runtime.extras["games"]
-    return games
 
 
 @router.get("/{game_id}/export")
@@ -44,7 +39,7 @@ async def export_game(game_id: str, runtime: RuntimeDep,
     Only its players (their own private parts whole, the others' as digests) and operators (everything
     whole) may export it; a running game, or a daily game before its seed is revealed, cannot be exported.
     """
-    games = _games(runtime)
+    games = games_of(runtime)
     events = await games.events(game_id)
     started = events[0].event
     # As the replay: no token is a reader who neither played nor runs the platform (403); a header that is

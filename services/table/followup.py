@@ -26,7 +26,7 @@ from libs.platform.envelope import Event, EventType
 from libs.platform.logging import get_logger
 from libs.platform.service import Runtime
 from services.table import metrics
-from services.table.games import Games
+from services.table.games import Games, games_of
 from services.table.records import CorruptLog, GameRecord
 from services.table.timers import start_clocks
 
@@ -37,7 +37,7 @@ large batch per fetch keeps the follow-up within a second of the log while comma
 
 async def follow_up_events(runtime: Runtime) -> None:
     """Worker: react to every event of every game, once, whichever replica appended it."""
-    games: Games = runtime.extras["games"]
+    games = games_of(runtime)
 
     async def handle(msg: Msg) -> None:
         if is_overtaken(games, msg):

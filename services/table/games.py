@@ -26,6 +26,7 @@ from libs.platform.contracts.events import (
 from libs.platform.envelope import Event, EventType, new_event
 from libs.platform.private import salt_for, seal
 from libs.platform.rpc import CommandRefused
+from libs.platform.service import Runtime
 from libs.rules import ConfigError, IllegalMove, registry
 from libs.rules.engine import Step, audience_of
 from libs.rules.registry import UnknownRules
@@ -395,3 +396,9 @@ def _validate_seats(raw: list[StartSeat]) -> list[GameSeat]:
         seats.append(GameSeat(name=name[:40], kind=seat.kind, player_id=seat.player_id,
                               level=seat.level if seat.kind == "bot" else None, account=seat.account))
     return seats
+
+
+def games_of(runtime: Runtime) -> Games:
+    """The table process's games (`create_app` puts them into the runtime)."""
+    games: Games = runtime.extras["games"]
+    return games

@@ -17,7 +17,7 @@ from libs.platform.responses import JsonBody
 from libs.platform.rpc import CommandRefused
 from libs.platform.service import Runtime, RuntimeDep
 from services.table.event_store import StoredEvent
-from services.table.games import Games
+from services.table.games import games_of
 from services.table.modes import is_revealed
 from services.table.records import CorruptLog, Seat, seats_of
 from services.table.replay_views import ALL, PUBLIC, Sight, step_event, step_lines, step_view
@@ -105,7 +105,7 @@ async def replay_at(game_id: str, runtime: RuntimeDep,
     replays = replays_of(runtime)
     replay = replays.cached(game_id)
     if replay is None:
-        games: Games = runtime.extras["games"]
+        games = games_of(runtime)
         events = await games.events(game_id)
         if not is_ended(events):
             viewer = viewer_of(runtime, _seats_of_running(events), authorization)

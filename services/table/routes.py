@@ -28,7 +28,7 @@ from libs.platform.service import CurrentPlayer, Runtime, RuntimeDep, bearer_tok
 from libs.rules import IllegalMove
 from services.table import metrics
 from services.table.event_store import StoredEvent
-from services.table.games import CONFLICT_CODES, Games, LeftGame
+from services.table.games import CONFLICT_CODES, Games, LeftGame, games_of
 from services.table.live_limits import LiveLimits
 from services.table.records import GameRecord, seats_of
 from services.table.views import game_view, public_event
@@ -43,11 +43,6 @@ class MoveRequest(BaseModel):
 
 class PreviewRequest(BaseModel):
     move: dict[str, Any]
-
-
-def _games(runtime: Runtime) -> Games:
-    games: Games = runtime.extras["games"]
-    return games
 
 
 def _seat_of(record: GameRecord, player: Identity) -> int:
@@ -68,7 +63,7 @@ def _playing_seat(record: GameRecord, player: Identity) -> int:
 @router.get("/{game_id}")
 async def read_game(game_id: str, runtime: RuntimeDep) -> JsonBody:
     """The game as a spectator sees it (no seat's hidden data)."""
-    return JsonBody(game_view(await _games(runtime).load(game_id), None, clock_of(runtime)))
+    return JsonBody(game_view(await games_of(runtime).load(game_id), None, clock_of(runtime)))
 
 
 @router.get("/{game_id}/view")
@@ -87,14 +82,14 @@ async def make_move(game_id: str, body: MoveRequest, player: CurrentPlayer, runt
 # the same requests without FastAPI's per-request machinery: one body of code, one behaviour.
 async def seat_view(runtime: Runtime, game_id: str, player: Identity) -> JsonBody:
     """The game as `player`'s seat sees it (403 if they have no seat, 404 if there is no such game)."""
-    record = await _games(runtime).load(game_id)
+    record = await games_of(runtime).load(game_id)
     return JsonBody(game_view(record, _seat_of(record, player), clock_of(runtime)))
 
 
 async def seat_move(runtime: Runtime, game_id: str, player: Identity, move: dict[str, Any],
                     expected_n: int | None) -> JsonBody:
     """Make `move` for `player`'s seat and return the seat's view after it; the move is in the log first."""
-    games = _games(runtime)
+    games = games_of(runtime)
     seat = _seat_of(await games.seated(game_id), player)
     record = await games.move(game_id, seat, move, actor=player.player_id, chosen_by="player",
                               expected_n=expected_n)
@@ -104,7 +99,7 @@ async def seat_move(runtime: Runtime, game_id: str, player: Identity, move: dict
 @router.post("/{game_id}/leave")
 async def leave_game(game_id: str, player: CurrentPlayer, runtime: RuntimeDep) -> dict[str, Any]:
     """Leave a running game: the computer plays on for your seat (with other humans: −10 on the list)."""
-    games = _games(runtime)
+    games = games_of(runtime)
     seat = _seat_of(await games.load(game_id), player)
     record = await games.leave(game_id, seat, player.player_id)
     return game_view(record, seat, clock_of(runtime))
@@ -114,7 +109,7 @@ async def leave_game(game_id: str, player: CurrentPlayer, runtime: RuntimeDep) -
 async def preview_move(game_id: str, body: PreviewRequest, player: CurrentPlayer,
                        runtime: RuntimeDep) -> dict[str, Any]:
     """What the move would bring the caller (points, floor, warnings), without making it."""
-    record = await _games(runtime).load(game_id)
+    record = await games_of(runtime).load(game_id)
     seat = _playing_seat(record, player)
     try:
         return {"move": body.move, "preview": record.engine.preview(record.position, seat, body.move)}
@@ -128,7 +123,7 @@ async def master_advice(game_id: str, player: CurrentPlayer, runtime: RuntimeDep
 
     Only at a table without other humans (a hint would be unfair to them), and only on the caller's turn.
     """
-    record = await _games(runtime).load(game_id)
+    record = await games_of(runtime).load(game_id)
     seat = _playing_seat(record, player)
     if record.has_other_humans(seat):
         metrics.ADVICE.labels("refused").inc()
@@ -149,7 +144,7 @@ async def master_advice(game_id: str, player: CurrentPlayer, runtime: RuntimeDep
 async def read_log(game_id: str, runtime: RuntimeDep,
                    authorization: Annotated[str | None, Header()] = None) -> dict[str, Any]:
     """The game's log for replays and audits: complete once the game has ended, redacted before."""
-    events = await _games(runtime).events(game_id)
+    events = await games_of(runtime).events(game_id)
     is_ended = events[-1].event.type == EventType.GAME_ENDED
     viewer = None
     if authorization:  # a header that is no valid bearer token is refused, not ignored
@@ -164,7 +159,7 @@ async def read_log(game_id: str, runtime: RuntimeDep,
 async def audit_game(game_id: str, runtime: RuntimeDep) -> dict[str, Any]:
     """Check an ended game with `libs.audit` (what `speed audit` runs on an export): the hash chain, the seed
     against its commitment, and replaying the moves gives the recorded effects and outcome."""
-    events = await _games(runtime).events(game_id)
+    events = await games_of(runtime).events(game_id)
     if events[-1].event.type != EventType.GAME_ENDED:
         raise CommandRefused(409, "Die Partie läuft noch; prüfen lässt sie sich nach dem Ende.", "game_running")
     report = audit({"format": EXPORT_FORMAT, "game_id": game_id, "seed": _seed_of(events),
@@ -196,7 +191,7 @@ async def live_updates(game_id: str, runtime: RuntimeDep, request: Request,
 
     429 when the caller's address, the player, or all spectators together hold their limit of open streams.
     """
-    games = _games(runtime)
+    games = games_of(runtime)
     record = await games.load(game_id)
     raw = token or bearer_token(authorization)
     identity = identity_of(runtime, raw) if raw else None

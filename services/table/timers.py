@@ -27,7 +27,7 @@ from libs.platform.rpc import CommandRefused, call
 from libs.platform.service import Runtime
 from libs.platform.table_options import GRACE_SECONDS
 from services.table import metrics
-from services.table.games import Games
+from services.table.games import games_of
 from services.table.records import GameRecord
 
 TIMEOUT_LEVEL = "normal"
@@ -82,7 +82,7 @@ async def start_clocks(runtime: Runtime, record: GameRecord) -> None:
 
 async def decide_for_late_player(runtime: Runtime, deadline: TimerDeadline) -> None:
     """Make the overdue decision with the computer, if it is still the decision the deadline was set for."""
-    games: Games = runtime.extras["games"]
+    games = games_of(runtime)
     game_id, seat, started = deadline.game_id, deadline.seat, deadline.n
     for _attempt in range(3):
         record = await games.load(game_id)
