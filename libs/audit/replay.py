@@ -16,7 +16,7 @@ from typing import Any
 
 from libs.audit.compare import first_difference, plain
 from libs.audit.report import AuditReport, Difference, TimeoutMove
-from libs.platform.envelope import Event, EventType
+from libs.platform.envelope import Event, EventType, utc_stamp
 from libs.platform.private import PRIVATE, digest_of, is_sealed, redact, salt_for, seal
 from libs.rules import IllegalMove, registry
 from libs.rules.engine import UNDO_MOVE, Engine, Position, Step, audience_of
@@ -266,7 +266,7 @@ def _timeout(fold: Fold, event: Event, seat: int, clock: tuple[int, str] | None)
     began, moved = _moment(clock[1]), _moment(event.at)
     deadline = began + timedelta(seconds=fold.think_time) if began is not None else None
     early = deadline is not None and moved is not None and moved < deadline
-    stamp = deadline.isoformat(timespec="milliseconds").replace("+00:00", "Z") if deadline is not None else None
+    stamp = utc_stamp(deadline) if deadline is not None else None
     return TimeoutMove(n=event.n, seat=seat, at=event.at, decision_began=clock[0], deadline=stamp, early=early)
 
 

@@ -96,12 +96,17 @@ def _hash(event: Event) -> tuple[str, bool]:
     return sha256_hex(canonical_json(body)), True
 
 
+def utc_stamp(moment: datetime) -> str:
+    """Return `moment` (a UTC datetime) as the log writes times: ISO 8601, milliseconds, "Z"."""
+    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
 def new_event(
     *, game_id: str, n: int, type: str, actor: str, rules: str, data: dict[str, Any], prev: str,
     at: datetime | None = None,
 ) -> Event:
     """Build a sealed event that chains onto `prev`."""
-    stamp = (at or datetime.now(UTC)).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    stamp = utc_stamp(at or datetime.now(UTC))
     draft = Event(game_id=game_id, n=n, type=type, at=stamp, actor=actor, rules=rules, data=data, prev=prev)
     # Built anew rather than by dataclasses.replace, which walks the fields per call: a move's hot path.
     return Event(game_id=game_id, n=n, type=type, at=stamp, actor=actor, rules=rules, data=data, prev=prev,

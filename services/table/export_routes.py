@@ -7,14 +7,14 @@ only as digests (it verifies all the same); an operator's is whole.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Header
 
 from libs.audit import EXPORT_FORMAT
 from libs.platform.clock import clock_of
-from libs.platform.envelope import EventType
+from libs.platform.envelope import EventType, utc_stamp
 from libs.platform.http_errors import refusals
 from libs.platform.private import reveal_for
 from libs.platform.responses import JsonBody
@@ -58,12 +58,13 @@ async def export_game(game_id: str, runtime: RuntimeDep,
                                       f"{record.seed_reveal_at} offengelegt; erst dann lässt sie sich exportieren.",
                                  "seed_not_revealed")
         seed = record.seed_hex
-    return JsonBody(export_document(events, viewer, seed), headers={
+    return JsonBody(export_document(events, viewer, seed, clock_of(runtime).now()), headers={
         "Content-Disposition": f'attachment; filename="speed-{game_id}.json"'})
 
 
-def export_document(events: list[StoredEvent], viewer: Viewer, seed: str) -> dict[str, Any]:
-    """Return the export of a finished game's log as ``viewer`` may read it (``seed``: the revealed seed, hex)."""
+def export_document(events: list[StoredEvent], viewer: Viewer, seed: str, now: datetime) -> dict[str, Any]:
+    """Return the export of a finished game's log as ``viewer`` may read it (``seed``: the revealed seed, hex),
+    made at ``now`` (the platform's clock, the one the seed's reveal is judged by)."""
     started = events[0].event
     data = started.data
     rules_id = started.rules
@@ -86,7 +87,7 @@ def export_document(events: list[StoredEvent], viewer: Viewer, seed: str) -> dic
         "seed_commitment": data.get("seed_commitment"),
         "scope": viewer.scope,
         "viewer_seat": None if whole else viewer.seat,
-        "exported_at": datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+        "exported_at": utc_stamp(now),
         "events": [_entry(stored, viewer.seat, whole) for stored in events],
     }
 
