@@ -16,7 +16,7 @@ from typing import Any
 
 from libs.audit.compare import first_difference, plain
 from libs.audit.report import AuditReport, Difference, TimeoutMove
-from libs.platform.envelope import Event, EventType, utc_stamp
+from libs.platform.envelope import Event, EventType, parse_stamp, utc_stamp
 from libs.platform.private import PRIVATE, digest_of, is_sealed, redact, salt_for, seal
 from libs.rules import IllegalMove, registry
 from libs.rules.engine import UNDO_MOVE, Engine, Position, Step, audience_of
@@ -245,7 +245,7 @@ def _compare_effects(fold: Fold, event: Event, applied: Step) -> None:
 
 def _moment(stamp: str) -> datetime | None:
     try:
-        return datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+        return parse_stamp(stamp)
     except ValueError:
         return None
 

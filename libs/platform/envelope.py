@@ -101,6 +101,12 @@ def utc_stamp(moment: datetime) -> str:
     return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
+def parse_stamp(stamp: str) -> datetime:
+    """Return a time as the log writes it (`utc_stamp`, "…Z") as an aware UTC datetime; ValueError if it is
+    no ISO 8601 time. (Python 3.11 reads the "Z" itself.)"""
+    return datetime.fromisoformat(stamp)
+
+
 def new_event(
     *, game_id: str, n: int, type: str, actor: str, rules: str, data: dict[str, Any], prev: str,
     at: datetime | None = None,

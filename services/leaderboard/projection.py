@@ -15,7 +15,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from libs.platform.contracts.base import ContractError
 from libs.platform.contracts.events import GameEnded, GameMode
 from libs.platform.days import parse_day
-from libs.platform.envelope import Event, EventType
+from libs.platform.envelope import Event, EventType, parse_stamp
 from services.leaderboard.awards import Award, Earning, SeatEarning, award_badges, rebuild_awards
 from services.leaderboard.models import FinishedGameRow, ProcessedEvent, Result, Standing
 
@@ -115,7 +115,7 @@ def _mode_played(mode: GameMode, ended_at: datetime, seed_reveal_at: str | None)
     """
     try:
         day = None if mode.day is None else parse_day(mode.day)
-        reveal = None if seed_reveal_at is None else datetime.fromisoformat(seed_reveal_at.replace("Z", "+00:00"))
+        reveal = None if seed_reveal_at is None else parse_stamp(seed_reveal_at)
     except ValueError as error:
         raise MalformedGameEnded(f"mode.day {mode.day!r} or seed_reveal_at is unreadable") from error
     late = day is not None and reveal is not None and ended_at >= reveal
@@ -142,7 +142,7 @@ def read_finished_game(event: Event) -> FinishedGame:
     outcome = ended.outcome
     left, deserted = set(ended.left), set(ended.left_with_other_humans)
     try:
-        ended_at = datetime.fromisoformat(event.at)
+        ended_at = parse_stamp(event.at)
     except ValueError as error:
         raise MalformedGameEnded(f"unreadable time {event.at!r}") from error
     reveal_at = ended.seed_reveal_at if isinstance(ended.seed_reveal_at, str) else None

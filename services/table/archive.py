@@ -24,7 +24,7 @@ import asyncio
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import timedelta
 from typing import Any
 
 from nats.aio.client import Client as NatsClient
@@ -38,7 +38,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from libs.platform.clock import clock_of
 from libs.platform.consumers import FETCH_TIMEOUT
 from libs.platform.contracts.subjects import GAME_EVENTS, GAMES_STREAM, TABLE_ARCHIVE_DURABLE, game_subject
-from libs.platform.envelope import Event, EventType
+from libs.platform.envelope import Event, EventType, parse_stamp
 from libs.platform.logging import get_logger
 from libs.platform.nats_permissions import ARCHIVE_USER
 from libs.platform.service import Runtime, connect_nats
@@ -191,7 +191,7 @@ def _rows_of(messages: Sequence[Msg]) -> tuple[list[dict[str, Any]], list[Msg]]:
         try:
             event = Event.decode(msg.data)
             rows.append({"game_id": event.game_id, "n": event.n, "stream_seq": int(msg.metadata.sequence.stream),
-                         "type": event.type, "at": _moment(event.at), "body": msg.data.decode(),
+                         "type": event.type, "at": parse_stamp(event.at), "body": msg.data.decode(),
                          "rules": event.rules})
         except Exception:
             get_logger(subject=msg.subject).error("archive_unreadable_event")
@@ -273,6 +273,3 @@ async def purge_due(runtime: Runtime, js: Any) -> int:
     return len(due)
 
 
-def _moment(stamp: str) -> datetime:
-    """The event's ISO time (`...Z`) as an aware datetime."""
-    return datetime.fromisoformat(stamp.replace("Z", "+00:00"))

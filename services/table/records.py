@@ -12,7 +12,7 @@ import msgspec
 
 from libs.platform.contracts.base import ContractError
 from libs.platform.contracts.events import GameMode, PlatformSettings
-from libs.platform.envelope import GENESIS, Event, EventType
+from libs.platform.envelope import GENESIS, Event, EventType, parse_stamp
 from libs.platform.private import opened
 from libs.rules import RuleModule, registry
 from libs.rules.engine import Engine, Position, Step
@@ -91,7 +91,7 @@ class ClockStart(NamedTuple):
     @property
     def began(self) -> datetime:
         """When the decision began, as a UTC datetime (the view's clock and the durable deadline run from it)."""
-        return datetime.fromisoformat(self.at.replace("Z", "+00:00"))
+        return parse_stamp(self.at)
 
 
 @dataclass(frozen=True, slots=True)
