@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
+from sqlalchemy import Table
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
 
 from libs.platform.settings import Settings, sqlalchemy_url
@@ -17,6 +19,15 @@ MIGRATED_SERVICES = ("lobby", "ledger", "leaderboard", "table")
 def create_engine(settings: Settings) -> AsyncEngine:
     """Return an async engine (psycopg 3) for the configured database."""
     return create_async_engine(settings.sqlalchemy_url, pool_size=10, max_overflow=10, pool_pre_ping=True)
+
+
+def table_of(model: Any) -> Table:
+    """Return the Core table of a declarative model class, for statements built once and executed with
+    parameter lists (an ORM-enabled `insert(Model)` takes SQLAlchemy's much slower bulk-ORM path)."""
+    table = model.__table__
+    if not isinstance(table, Table):
+        raise TypeError(f"{model!r} is not mapped to a table")
+    return table
 
 
 def session_factory(engine: AsyncEngine) -> async_sessionmaker:  # type: ignore[type-arg]

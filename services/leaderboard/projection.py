@@ -8,12 +8,13 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
 
-from sqlalchemy import Table, case, delete, func, text
+from sqlalchemy import case, delete, func, text
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from libs.platform.contracts.base import ContractError
 from libs.platform.contracts.events import GameEnded, GameMode
+from libs.platform.database import table_of
 from libs.platform.days import parse_day
 from libs.platform.envelope import Event, EventType, parse_stamp
 from services.leaderboard.awards import Award, Earning, SeatEarning, award_badges, rebuild_awards
@@ -178,10 +179,10 @@ def read_finished_game(event: Event) -> FinishedGame:
                         ended_at=ended_at, results=tuple(results), end_table=end_table, mode=mode)
 
 
-_PROCESSED: Table = ProcessedEvent.__table__  # type: ignore[assignment]  # a mapped class's table is a Table
-_GAMES: Table = FinishedGameRow.__table__  # type: ignore[assignment]
-_RESULTS: Table = Result.__table__  # type: ignore[assignment]
-_STANDINGS: Table = Standing.__table__  # type: ignore[assignment]
+_PROCESSED = table_of(ProcessedEvent)
+_GAMES = table_of(FinishedGameRow)
+_RESULTS = table_of(Result)
+_STANDINGS = table_of(Standing)
 _TRACK = (insert(_PROCESSED)
           .on_conflict_do_nothing(index_elements=[ProcessedEvent.game_id, ProcessedEvent.n])
           .returning(ProcessedEvent.game_id))

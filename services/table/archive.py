@@ -31,13 +31,14 @@ from nats.aio.client import Client as NatsClient
 from nats.aio.msg import Msg
 from nats.errors import TimeoutError as NatsTimeout
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
-from sqlalchemy import Table, bindparam, func, select, text
+from sqlalchemy import bindparam, func, select, text
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from libs.platform.clock import clock_of
 from libs.platform.consumers import FETCH_TIMEOUT
 from libs.platform.contracts.subjects import GAME_EVENTS, GAMES_STREAM, TABLE_ARCHIVE_DURABLE, game_subject
+from libs.platform.database import table_of
 from libs.platform.envelope import Event, EventType, parse_stamp
 from libs.platform.logging import get_logger
 from libs.platform.nats_permissions import ARCHIVE_USER
@@ -56,8 +57,8 @@ size); nothing waits on the archive but the purge, which waits a grace period an
 PURGE_BATCH = 200
 """Games one sweep purges at most (the sweep runs again at once while there are more)."""
 
-_EVENTS: Table = ArchivedEvent.__table__  # type: ignore[assignment]
-_GAMES: Table = ArchivedGame.__table__  # type: ignore[assignment]
+_EVENTS = table_of(ArchivedEvent)
+_GAMES = table_of(ArchivedGame)
 
 
 # ---- reading -----------------------------------------------------------------------------------------

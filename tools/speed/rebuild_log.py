@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import cast
 
 import nats.errors
 from nats.js import JetStreamContext
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 from nats.js.errors import NotFoundError
-from sqlalchemy import Table, select
+from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from libs.platform.contracts.subjects import GAME_ENDED_FACT, GAME_EVENTS, GAME_FACTS_STREAM, GAMES_STREAM
+from libs.platform.database import table_of
 from libs.platform.envelope import Event, EventType
 from services.table.archive_models import ArchivedEvent
 from services.table.event_store import StoredEvent
@@ -21,7 +21,7 @@ from tools.speed.rebuild_compare import table_exists
 FETCH_BATCH = 1000
 FETCH_TIMEOUT = 5.0
 
-_EVENTS = cast(Table, ArchivedEvent.__table__)
+_EVENTS = table_of(ArchivedEvent)
 
 
 @dataclass
