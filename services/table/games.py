@@ -295,11 +295,7 @@ class Games:
                 raise GameNotFound(game_id)
             record = replay(events)
         elif record is None or last < record.last_seq:
-            # Purged between the two reads: the archive holds it all.
-            events = await self._log.read(game_id) or await self._archive.events(game_id)
-            if not events:
-                raise GameNotFound(game_id)
-            record = replay(events)
+            record = replay(await self.events(game_id))  # purged between the two reads: from the archive
         else:
             for stored in await self._log.read(game_id, after_seq=record.last_seq):
                 record = record.fold(stored)
