@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-import msgspec
 from nats.aio.client import Client as NatsClient
 from nats.aio.msg import Msg
 from nats.js import JetStreamContext
@@ -131,8 +130,7 @@ def started_loader(js: JetStreamContext, nc: NatsClient) -> StartedLoader:
             event = Event.decode(stored.data or b"{}")
         except NotFoundError:
             try:
-                event = Event.decode(msgspec.json.encode(
-                    await call(nc, READ_GAME_STARTED, GameStartedQuery(game_id=game_id))))
+                event = Event(**await call(nc, READ_GAME_STARTED, GameStartedQuery(game_id=game_id)))
             except CommandRefused as refused:
                 if refused.status == 404:
                     return None
