@@ -108,8 +108,7 @@ def archive_login(settings: Settings) -> tuple[str | None, str | None]:
     without users)."""
     if settings.archive_nats_password:
         return ARCHIVE_USER, settings.archive_nats_password
-    user, password = settings.nats_login(ARCHIVE_USER)
-    return user, password
+    return settings.nats_login(ARCHIVE_USER)
 
 
 async def connect_archive(settings: Settings) -> NatsClient:
