@@ -19,8 +19,10 @@ process for the bare limit. Scenarios:
   by default, because httpx costs ~1.6 ms of client CPU per request here; `--http-client httpx`). A game
   that ends is replaced by a new one (`table.cmd.start`). Reports moves/s, turn p50/p99, move p50 (the
   move alone), and the follow-up consumer's distance from the log, sampled every 0.5 s.
-- replay: cold rebuild of finished games with the table's own reading path (`GameLog.read` + `replay`),
-  in this process; at the end, memory per cached game (tracemalloc over building GameRecords from logs).
+- replay: cold rebuild of finished games as a table replica with an empty cache does (`Games.load`: the
+  snapshot the follow-up kept, checked against the log, and the log's tail folded on), in this process; beside
+  it the whole log read and folded (`GameLog.read` + `replay`, the audit's way). At the end, memory per cached
+  game (tracemalloc over GameRecords folded from logs, and over the same games thawed from snapshots).
 - bots: G games with only computer seats per level, decisions/s and mean decision time per level, and the
   lag of the bot queue (consumer `bots` on BOT_TURNS).
 - stakes: open tables with a stake via the lobby's HTTP API (two registered players + two computers),
@@ -99,8 +101,12 @@ from libs.platform.contracts.subjects import (
 from libs.platform.envelope import Event, EventType
 from libs.platform.rpc import CommandRefused, call
 from libs.rules import SeededRng
+from services.table import metrics
 from services.table.event_store import GameLog, StoredEvent
+from services.table.games import Games
 from services.table.records import replay
+from services.table.seeds import SeedSource
+from services.table.snapshots import Snapshots, freeze, thaw
 
 T = TypeVar("T")
 GAME = "speedmosaik"
@@ -946,13 +952,24 @@ async def ensure_finished(bench: Bench, wanted: int) -> None:
 
 
 async def replay_scenario(bench: Bench) -> dict[str, Any]:
-    """Rebuild finished games one after another from their logs, as a table replica with a cold cache does."""
+    """Rebuild finished games one after another as a table replica with a cold cache does (`Games.load`: the
+    game's snapshot, if the follow-up kept one, with the log's tail folded on), and, beside it, fold each whole
+    log (read + `replay`, what the audit does and a replica without a snapshot)."""
     await ensure_finished(bench, bench.options.replay_games)
     game_ids = list(dict.fromkeys(reversed(bench.finished)))[: bench.options.replay_games]
-    log = GameLog(bench.nc.jetstream())
+    js = bench.nc.jetstream()
+    log = GameLog(js, bench.nc)
+    used = metrics.SNAPSHOT_LOADS.labels("used")._value.get()
+    cold = Games(log, SeedSource(), snapshots=Snapshots(js, bench.nc))
+    before = cpu_snapshot(bench.stack)
+    began = time.perf_counter()
+    for game_id in game_ids:
+        await cold.load(game_id)
+    loading = time.perf_counter() - began
+    after = cpu_snapshot(bench.stack)
+    from_snapshots = int(metrics.SNAPSHOT_LOADS.labels("used")._value.get() - used)
     events = 0
     reading = folding = 0.0
-    before = cpu_snapshot(bench.stack)
     for game_id in game_ids:
         began = time.perf_counter()
         stored = await log.read(game_id)
@@ -961,12 +978,15 @@ async def replay_scenario(bench: Bench) -> dict[str, Any]:
         reading += read - began
         folding += time.perf_counter() - read
         events += len(stored)
-    after = cpu_snapshot(bench.stack)
-    return {"games": len(game_ids), "events": events, "events_per_game": round(events / max(1, len(game_ids)), 1),
-            "cold_events_per_s": round(events / max(reading + folding, 1e-9)),
+    games = max(1, len(game_ids))
+    return {"games": len(game_ids), "events": events, "events_per_game": round(events / games, 1),
+            "from_snapshots": from_snapshots,
+            "cold_events_per_s": round(events / max(loading, 1e-9)),
+            "cold_ms_per_game": _ms(loading / games),
+            "full_fold_events_per_s": round(events / max(reading + folding, 1e-9)),
+            "full_fold_ms_per_game": _ms((reading + folding) / games),
             "read_events_per_s": round(events / max(reading, 1e-9)),
             "replay_events_per_s": round(events / max(folding, 1e-9)),
-            "cold_ms_per_game": _ms((reading + folding) / max(1, len(game_ids))),
             "cpu_percent": cpu_percent(before, after)}
 
 
@@ -991,9 +1011,21 @@ async def memory_per_cached_game(bench: Bench) -> dict[str, Any]:
     tracemalloc.stop()
     elapsed = time.perf_counter() - began
     per_game = used / count
+    # The same games as a cold replica holds them when it starts from their snapshots.
+    snapshots = [freeze(record) for record in records[: len(logs)]]
     del records
-    return {"records": count, "distinct_logs": len(logs), "bytes_per_game": round(per_game),
-            "kib_per_game": round(per_game / 1024, 2), "build_s": round(elapsed, 1),
+    gc.collect()
+    tracemalloc.start()
+    baseline = tracemalloc.get_traced_memory()[0]
+    thawed = [thaw(snapshots[index % len(snapshots)], game_ids[index % len(snapshots)]) for index in range(count)]
+    gc.collect()
+    per_thawed = (tracemalloc.get_traced_memory()[0] - baseline) / count
+    tracemalloc.stop()
+    assert all(record is not None for record in thawed)
+    del thawed
+    return {"records": count, "distinct_logs": len(logs), "folded_kib_per_game": round(per_game / 1024, 2),
+            "thawed_kib_per_game": round(per_thawed / 1024, 2),
+            "kib_per_game": round(max(per_game, per_thawed) / 1024, 2), "build_s": round(elapsed, 1),
             "events_per_log": round(sum(len(raw) for raw in logs) / len(logs), 1)}
 
 
@@ -1273,10 +1305,12 @@ def _one_line(name: str, result: dict[str, Any]) -> str:
                 f"{result.get('followup_lag_max_s', float('nan'))} s (caught up {result.get('caught_up_s')} s "
                 f"after){load}{errors}")
     if name == "replay":
-        return (f"{result['cold_events_per_s']:>9,} events/s cold ({result['replay_events_per_s']:,} replay only, "
-                f"{result['games']} games)")
+        return (f"{result['cold_events_per_s']:>9,} events/s cold ({result['from_snapshots']} of {result['games']} "
+                f"games from snapshots; whole log {result['full_fold_events_per_s']:,}, its fold alone "
+                f"{result['replay_events_per_s']:,})")
     if name == "memory":
-        return f"{result.get('kib_per_game', float('nan'))} KiB per cached game ({result.get('records', 0)} records)"
+        return (f"{result.get('kib_per_game', float('nan'))} KiB per cached game ({result.get('records', 0)} records: "
+                f"folded {result.get('folded_kib_per_game')}, from snapshots {result.get('thawed_kib_per_game')})")
     if name.startswith("bots"):
         return (f"{result['decisions_per_s']:>9,.1f} decisions/s  mean {result['decision_mean_ms']} ms  queue lag "
                 f"max {result.get('bot_queue_lag_max_s', float('nan'))} s{load}{errors}")
@@ -1371,14 +1405,18 @@ def _other_lines(options: Options, summary: dict[str, dict[str, Any]]) -> list[s
     lines = []
     if "replay" in summary:
         entry = summary["replay"]
-        lines.append(f"Cold replay: {_fmt(entry['cold_events_per_s'])} events/s read + replay "
-                     f"({_fmt(entry['read_events_per_s'])} read only, {_fmt(entry['replay_events_per_s'])} "
-                     f"replay only; {_fmt(entry['cold_ms_per_game'], 1)} ms per game of "
-                     f"{_fmt(entry['events_per_game'])} events)")
+        lines.append(f"Cold replay: {_fmt(entry['cold_events_per_s'])} events/s as a cold replica loads a game "
+                     f"({_fmt(entry['cold_ms_per_game'], 2)} ms per game of {_fmt(entry['events_per_game'])} events; "
+                     f"{_fmt(entry['from_snapshots'])} of {_fmt(entry['games'])} from their snapshots). The whole "
+                     f"log folded: {_fmt(entry['full_fold_events_per_s'])} events/s "
+                     f"({_fmt(entry['read_events_per_s'])} read only, {_fmt(entry['replay_events_per_s'])} fold "
+                     f"only; {_fmt(entry['full_fold_ms_per_game'], 1)} ms per game)")
     if summary.get("memory"):
         entry = summary["memory"]
-        lines.append(f"Memory per cached game: {_fmt(entry.get('kib_per_game'), 1)} KiB "
-                     f"(tracemalloc over {entry.get('records')} GameRecords built from logs)")
+        lines.append(f"Memory per cached game: {_fmt(entry.get('kib_per_game'), 1)} KiB, the larger of folded "
+                     f"{_fmt(entry.get('folded_kib_per_game'), 1)} and from snapshots "
+                     f"{_fmt(entry.get('thawed_kib_per_game'), 1)} (tracemalloc over {entry.get('records')} "
+                     "GameRecords each)")
     bots = [summary[f"bots-{level}"] for level in LEVELS if f"bots-{level}" in summary]
     if bots:
         lines += ["", _row(f"computers ({options.bot_games} games in flight)", "decisions/s", "mean decision ms",

@@ -114,16 +114,17 @@ def _serves(*subjects: str) -> tuple[str, ...]:
 TABLE = NatsUser(
     name="table",
     publish=(
-        s.GAME_EVENTS, s.GAME_FACTS, s.BOT_TURNS, s.TIMER_SETS,  # appends to its streams
+        s.GAME_EVENTS, s.GAME_FACTS, s.BOT_TURNS, s.TIMER_SETS, s.GAME_SNAPSHOTS,  # appends to its streams
         s.BOT_DECIDE, s.BOT_ADVISE,  # asks the computer (think time ran out; Rat des Meisters)
         *_owns(s.GAMES_STREAM), *_owns(s.BOT_TURNS_STREAM), *_owns(s.TIMERS_STREAM), *_owns(s.GAME_FACTS_STREAM),
         *_durable(s.GAMES_STREAM, s.TABLE_FOLLOWUP_DURABLE), *_durable(s.TIMERS_STREAM, s.TABLE_TIMERS_DURABLE),
         *_ephemeral(s.GAMES_STREAM), *_direct_get(s.GAMES_STREAM), *_msg_get(s.GAMES_STREAM),
+        *_owns(s.GAME_SNAPSHOTS_STREAM), *_direct_get(s.GAME_SNAPSHOTS_STREAM),
         # Tests and tools purge a game's stale "your turn" requests only as admin; the table never does.
     ),
     # Nobody but the operator sends PLAY; only the lobby sends START and LEAVE.
     subscribe=_serves(s.TABLE_START, s.TABLE_MOVE, s.TABLE_PLAY, s.TABLE_VIEW, s.TABLE_LEAVE, s.TABLE_STARTED),
-    owns_streams=(s.GAMES_STREAM, s.BOT_TURNS_STREAM, s.TIMERS_STREAM, s.GAME_FACTS_STREAM),
+    owns_streams=(s.GAMES_STREAM, s.BOT_TURNS_STREAM, s.TIMERS_STREAM, s.GAME_FACTS_STREAM, s.GAME_SNAPSHOTS_STREAM),
 )
 
 LOBBY = NatsUser(

@@ -15,6 +15,8 @@ from libs.platform.contracts.subjects import (
     GAME_EVENTS,
     GAME_FACTS,
     GAME_FACTS_STREAM,
+    GAME_SNAPSHOTS,
+    GAME_SNAPSHOTS_STREAM,
     GAMES_STREAM,
     LOBBY_EVENTS,
     LOBBY_STREAM,
@@ -61,6 +63,17 @@ STREAMS: tuple[StreamConfig, ...] = (
         retention=RetentionPolicy.LIMITS,
         storage=StorageType.FILE,
         duplicate_window=600.0,
+    ),
+    StreamConfig(
+        name=GAME_SNAPSHOTS_STREAM,
+        description="The latest snapshot of each game as the table folded it: a cold replica folds only the log's "
+                    "tail onto it (services/table/snapshots.py). A shortcut, never the truth: losing it costs time.",
+        subjects=[GAME_SNAPSHOTS],
+        retention=RetentionPolicy.LIMITS,
+        storage=StorageType.FILE,
+        max_msgs_per_subject=1,
+        max_age=2 * 24 * 3600.0,
+        allow_direct=True,
     ),
     StreamConfig(
         name=LOBBY_STREAM,

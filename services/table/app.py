@@ -18,6 +18,7 @@ from services.table.live_limits import LiveLimits
 from services.table.replay_routes import router as replay_router
 from services.table.routes import router
 from services.table.seeds import SeedSource
+from services.table.snapshots import Snapshots
 from services.table.timers import Clock, watch_deadlines
 
 
@@ -39,7 +40,7 @@ def create_app(settings: Settings | None = None, seeds: SeedSource | None = None
 
     async def wire(runtime: Runtime) -> None:
         runtime.extras["games"] = Games(GameLog(runtime.js, runtime.nc), seeds or SeedSource(),
-                                        archive=Archive(runtime.engine))
+                                        archive=Archive(runtime.engine), snapshots=Snapshots(runtime.js, runtime.nc))
         runtime.extras["clock"] = clock or Clock(runtime.settings.clock_lag_seconds)
         runtime.extras["live_limits"] = LiveLimits(runtime.settings)
 

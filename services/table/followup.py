@@ -28,6 +28,7 @@ from libs.platform.service import Runtime
 from services.table import metrics
 from services.table.games import Games, games_of
 from services.table.records import CorruptLog, GameRecord
+from services.table.snapshots import SNAPSHOT_EVERY
 from services.table.timers import start_clocks
 
 FOLLOWUP_CONCURRENCY = 128
@@ -53,6 +54,8 @@ async def follow_up_events(runtime: Runtime) -> None:
             # Redelivery cannot mend a log; an operator must look at it (the audit endpoint says why).
             get_logger(game_id=event.game_id).error("corrupt_log_skipped", n=event.n)
             return
+        if record.n == event.n and (event.type == EventType.GAME_ENDED or event.n % SNAPSHOT_EVERY == 0):
+            await games.keep_snapshot(record)
         if record.n != event.n or event.type == EventType.GAME_ENDED:
             return  # a later event's follow-up decides from the newer position
         if record.is_over:

@@ -24,6 +24,7 @@ from libs.platform.contracts.events import (
     PlayerLeft,
 )
 from libs.platform.envelope import Event, EventType, new_event
+from libs.platform.logging import get_logger
 from libs.platform.private import salt_for, seal
 from libs.platform.rpc import CommandRefused
 from libs.platform.service import Runtime
@@ -36,6 +37,7 @@ from services.table.event_store import AppendConflict, GameLog, StoredEvent
 from services.table.modes import checked_mode, ended_fields
 from services.table.records import CorruptLog, GameRecord, begin, replay
 from services.table.seeds import SeedSource, commitment
+from services.table.snapshots import NoSnapshots, Snapshots
 
 CHOSEN_BY = ("player", "bot", "timeout", "departed")
 SEAT_KINDS = ("human", "bot")
@@ -71,9 +73,10 @@ class Games:
     """
 
     def __init__(self, log: GameLog, seeds: SeedSource, cache_size: int = 5000,
-                 archive: Archive | None = None) -> None:
+                 archive: Archive | None = None, snapshots: Snapshots | None = None) -> None:
         self._log = log
         self._archive = archive or Archive(None)
+        self._snapshots = snapshots or NoSnapshots()
         self._seeds = seeds
         self._cache: OrderedDict[str, GameRecord] = OrderedDict()
         self._locks: dict[str, asyncio.Lock] = {}
@@ -125,6 +128,13 @@ class Games:
         if not events:
             raise GameNotFound(game_id)
         return events
+
+    async def keep_snapshot(self, record: GameRecord) -> None:
+        """Store a snapshot of `record` for cold replicas (a failure costs them time only, so it is logged)."""
+        try:
+            await self._snapshots.save(record)
+        except Exception as error:
+            get_logger(game_id=record.game_id).warning("snapshot_not_saved", n=record.n, error=repr(error)[:200])
 
     # ---- commands ---------------------------------------------------------------------------------
     async def start(self, command: StartGame) -> GameRecord:
@@ -281,6 +291,13 @@ class Games:
     async def _refresh(self, game_id: str) -> GameRecord:
         """Catch the cached record up with the log (or rebuild it); 404 when the game has no log."""
         record = self._cache.get(game_id)
+        if record is None:
+            started = time.perf_counter()
+            record = await self._thaw(game_id)
+            if record is not None:
+                metrics.REPLAY_SECONDS.observe(time.perf_counter() - started)
+                self._remember(record)
+                return record
         last = await self._log.last_sequence(game_id)
         if record is not None and record.last_seq == last:
             self._cache.move_to_end(game_id)
@@ -301,6 +318,33 @@ class Games:
                 record = record.fold(stored)
         metrics.REPLAY_SECONDS.observe(time.perf_counter() - started)
         self._remember(record)
+        return record
+
+    async def _thaw(self, game_id: str) -> GameRecord | None:
+        """Return the game from its latest snapshot with the log's tail folded on; None when there is no snapshot
+        this code can use or the log does not bear it out (the caller folds the whole log).
+
+        The log is read from the snapshot's own last event on (one batched read, to its end), and that event
+        must be the one the snapshot was taken after: same stream sequence, number and hash.
+        """
+        record = await self._snapshots.load(game_id)
+        if record is None:
+            return None
+        events = await self._log.read(game_id, after_seq=record.last_seq - 1)
+        if not events:  # purged from the stream since (docs/archive.md): the archive holds the same events
+            events = [stored for stored in await self._archive.events(game_id) if stored.seq >= record.last_seq]
+        first = events[0] if events else None
+        if first is None or (first.seq, first.event.n, first.event.hash) != (record.last_seq, record.n,
+                                                                               record.last_hash):
+            metrics.SNAPSHOT_LOADS.labels("behind_log").inc()
+            get_logger(game_id=game_id).warning("snapshot_not_in_log", n=record.n, seq=record.last_seq)
+            return None
+        try:
+            for stored in events[1:]:
+                record = record.fold(stored)
+        except CorruptLog:
+            return None  # the whole fold says so, with its reason
+        metrics.SNAPSHOT_LOADS.labels("used").inc()
         return record
 
     def _remember(self, record: GameRecord) -> None:

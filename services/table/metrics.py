@@ -12,6 +12,10 @@ APPEND_SECONDS = Histogram("speed_table_append_seconds", "Time to append one eve
                            buckets=(0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1.0))
 REPLAY_SECONDS = Histogram("speed_table_replay_seconds", "Time to rebuild a game from its log",
                            buckets=(0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 5.0))
+SNAPSHOT_LOADS = Counter("speed_table_snapshot_loads_total",
+                         "Cold games a snapshot was looked up for, by outcome (used, missing, behind_log, "
+                         "other_code, unreadable, unreachable)", ["outcome"])
+SNAPSHOTS_WRITTEN = Counter("speed_table_snapshots_written_total", "Snapshots of folded games stored")
 CACHED_GAMES = Gauge("speed_table_cached_games", "Games held in this replica's cache")
 LIVE_STREAMS = Gauge("speed_table_live_streams", "Open live-update connections")
 BOT_TURNS = Counter("speed_table_bot_turns_requested_total", "Decisions handed to the computer players")

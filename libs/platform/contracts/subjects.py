@@ -19,10 +19,14 @@ LOBBY_STREAM = "LOBBY"
 """Facts from the lobby (players registered)."""
 GAME_FACTS_STREAM = "GAME_FACTS"
 """Copies of every game's GameStarted and GameEnded, for the services that care only about those."""
+GAME_SNAPSHOTS_STREAM = "GAME_SNAPSHOTS"
+"""The latest snapshot of each folded game (a shortcut for cold replicas, never a source of truth)."""
 
 # ---- Subjects on the streams --------------------------------------------------------------------------
 GAME_EVENTS = "game.*.events"
 """Every game's log (filter subject of the consumers that follow all games)."""
+GAME_SNAPSHOTS = "snapshot.game.*"
+"""Every game's snapshot subject (one kept per game)."""
 BOT_TURNS = "bot.turn.*"
 """Every game's "your turn" requests for computers."""
 TIMER_SETS = "timer.set.*.*"
@@ -42,6 +46,11 @@ PLAYER_REGISTERED = "lobby.events.player_registered"
 def game_subject(game_id: str) -> str:
     """The subject of one game's event log."""
     return f"game.{game_id}.events"
+
+
+def snapshot_subject(game_id: str) -> str:
+    """The subject of one game's latest snapshot."""
+    return f"snapshot.game.{game_id}"
 
 
 def bot_turn_subject(game_id: str) -> str:
