@@ -102,7 +102,10 @@ def _shared(value: Any) -> Any:
 
 
 def _shared_tuple(encoded: bytes) -> tuple[Any, ...]:
-    """Return the tuple `encoded` (JSON) names, shared (`_shared`)."""
+    """Return the tuple `encoded` (JSON) names, shared (`_shared`); a known one without decoding it."""
+    known = _SHARED_TUPLES.get(encoded)
+    if known is not None:
+        return known
     value = _shared(_JSON.decode(encoded))
     if not _is_plain_tuple(value):
         raise pickle.UnpicklingError("a shared tuple is not one")
