@@ -16,6 +16,7 @@ import pytest
 from nats.aio.client import Client as NatsClient
 
 from libs.platform.contracts.commands import StartGame, StartSeat
+from libs.platform.contracts.events import PlatformSettings
 from libs.platform.contracts.subjects import (
     GAME_SNAPSHOTS_STREAM,
     GAMES_STREAM,
@@ -37,7 +38,7 @@ from services.table.seeds import SeedSource
 from services.table.snapshots import SNAPSHOT_FORMAT, Snapshots, fingerprint, freeze, thaw
 from tests.conftest import running_app
 from tests.game_facts import consumer_is_done
-from tools.replay_bench import GAMES, play_game
+from tools.replay_bench import GAMES, MemoryLog, play_game
 
 
 def served(record: GameRecord) -> bytes:
@@ -205,3 +206,21 @@ async def test_the_follow_up_keeps_a_finished_games_snapshot_for_cold_replicas(
     cold = Games(GameLog(js, nc), FixedSeeds(), snapshots=Snapshots(js, nc))
     assert served(await cold.load(game_id)) == served(replay(events))
     assert loads("used") == used + 1
+
+
+async def test_a_game_with_think_time_and_a_departed_seat_thaws_with_its_clocks_and_seats() -> None:
+    games = Games(MemoryLog(), FixedSeeds())
+    seats = [StartSeat(kind="human", name=name, player_id=f"clock-{name}") for name in ("Anna", "Bert", "Cleo")]
+    record = await games.start(StartGame(game="speedmosaik", game_id="snapshot-clocks", settings={}, seats=seats,
+                                         platform=PlatformSettings(think_time=60, tempo="schnell")))
+    for _ in range(4):
+        seat = record.engine.must_act(record.position)[0]
+        record = await games.move(record.game_id, seat, record.engine.legal_moves(record.position, seat)[0],
+                                  actor=f"clock-{record.seats[seat].name}")
+    record = await games.leave(record.game_id, 2, "clock-Cleo")
+    assert any(clock is not None for clock in record.clocks) and record.left == {2}
+    thawed = thaw(freeze(record), record.game_id)
+    assert thawed == record
+    assert served(thawed) == served(record)
+    assert (thawed.clocks, thawed.platform, thawed.left, thawed.left_with_others) == (
+        record.clocks, record.platform, record.left, record.left_with_others)
