@@ -41,6 +41,7 @@ from libs.platform.contracts.subjects import GAME_EVENTS, GAMES_STREAM, TABLE_AR
 from libs.platform.database import table_of
 from libs.platform.envelope import Event, EventType, parse_stamp
 from libs.platform.logging import get_logger
+from libs.platform.nats_client import stream_sequence
 from libs.platform.nats_permissions import ARCHIVE_USER
 from libs.platform.service import Runtime, connect_nats
 from libs.platform.settings import Settings
@@ -190,7 +191,7 @@ def _rows_of(messages: Sequence[Msg]) -> tuple[list[dict[str, Any]], list[Msg]]:
     for msg in messages:
         try:
             event = Event.decode(msg.data)
-            rows.append({"game_id": event.game_id, "n": event.n, "stream_seq": int(msg.metadata.sequence.stream),
+            rows.append({"game_id": event.game_id, "n": event.n, "stream_seq": stream_sequence(msg),
                          "type": event.type, "at": parse_stamp(event.at), "body": msg.data.decode(),
                          "rules": event.rules})
         except Exception:

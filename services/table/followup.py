@@ -24,6 +24,7 @@ from libs.platform.contracts.subjects import (
 )
 from libs.platform.envelope import Event, EventType
 from libs.platform.logging import get_logger
+from libs.platform.nats_client import stream_sequence
 from libs.platform.service import Runtime
 from services.table import metrics
 from services.table.games import Games, games_of
@@ -49,7 +50,7 @@ async def follow_up_events(runtime: Runtime) -> None:
             await runtime.js.publish(fact, msg.data, stream=GAME_FACTS_STREAM,
                                      headers={"Nats-Msg-Id": game_fact_msg_id(event.game_id, event.n)})
         try:
-            record = await games.at_event(event, int(msg.metadata.sequence.stream))
+            record = await games.at_event(event, stream_sequence(msg))
         except CorruptLog:
             # Redelivery cannot mend a log; an operator must look at it (the audit endpoint says why).
             get_logger(game_id=event.game_id).error("corrupt_log_skipped", n=event.n)

@@ -20,6 +20,7 @@ from libs.platform.contracts.commands import ADVISE, AdviseRequest
 from libs.platform.contracts.subjects import game_subject
 from libs.platform.envelope import Event, EventType
 from libs.platform.http_errors import refusals
+from libs.platform.nats_client import stream_sequence
 from libs.platform.private import opened
 from libs.platform.ratelimit import client_address
 from libs.platform.responses import CountedStream, JsonBody
@@ -229,7 +230,7 @@ async def _stream(runtime: Runtime, games: Games, record: GameRecord, viewer: in
             while not queue.empty():  # only the newest event matters: the view shows the game after it
                 msg = queue.get_nowait()
             # The delivered event is folded onto the cached game (no read of the log when it is one behind).
-            latest = await games.at_event(Event.decode(msg.data), int(msg.metadata.sequence.stream))
+            latest = await games.at_event(Event.decode(msg.data), stream_sequence(msg))
             if latest.n > record.n:
                 record = latest
                 yield _sse("update", game_view(record, viewer, clock_of(runtime)), record.n)

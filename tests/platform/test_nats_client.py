@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from nats.aio.client import Client as NatsPyClient
 from nats.aio.msg import Msg
 
-from libs.platform.nats_client import Client, connect, parse_header_lines
+from libs.platform.nats_client import Client, connect, parse_header_lines, stream_sequence
 from tests.conftest import Infrastructure
 
 _NAME_BYTES = st.sampled_from([b"Nats-Sequence", b"Nats-Msg-Id", b"X", b"", b" ", b"\t", b"\x1c", b"\x85", b"\xc3\xa4",
@@ -84,3 +84,70 @@ async def test_requests_get_their_reply_time_out_or_find_nobody_as_with_nats_py(
         assert client._resp_map == {}, "no request leaves its waiter behind"
     finally:
         await client.close()
+
+
+async def test_next_msg_hands_over_waiting_messages_in_order_and_waits_or_times_out_as_nats_py(
+        infra: Infrastructure) -> None:
+    client = await connect(infra.nats_url)
+    try:
+        subscription = await client.subscribe("prompt.test")
+        for i in range(20):
+            await client.publish("prompt.test", b"%d" % i)
+        await client.flush()
+        await asyncio.sleep(0.05)
+        assert [(await subscription.next_msg(timeout=5)).data for _ in range(20)] == [b"%d" % i for i in range(20)]
+        assert subscription.pending_msgs == 0 and subscription.pending_bytes == 0
+        started = time.monotonic()
+        with pytest.raises(nats.errors.TimeoutError):
+            await subscription.next_msg(timeout=0.3)
+        assert 0.25 < time.monotonic() - started < 2.0
+        late = asyncio.get_running_loop().call_later(
+            0.1, lambda: asyncio.ensure_future(client.publish("prompt.test", b"late")))
+        assert (await subscription.next_msg(timeout=5)).data == b"late"  # waited for, as nats-py waits
+        late.cancel()
+        with pytest.raises(nats.errors.Error):  # a subscription with a callback has no next_msg, as in nats-py
+            await (await client.subscribe("prompt.cb", cb=lambda msg: asyncio.sleep(0))).next_msg()
+    finally:
+        await client.close()
+    with pytest.raises(nats.errors.ConnectionClosedError):
+        await subscription.next_msg(timeout=1)
+
+
+async def test_a_pull_consumer_fetches_every_message_once_in_order(infra: Infrastructure) -> None:
+    client = await connect(infra.nats_url)
+    try:
+        js = client.jetstream()
+        stream = f"PROMPT_{time.monotonic_ns()}"
+        await js.add_stream(name=stream, subjects=[f"{stream.lower()}.>"])
+        for i in range(300):
+            await js.publish(f"{stream.lower()}.x", b"%d" % i)
+        pull = await js.pull_subscribe(f"{stream.lower()}.>", durable="prompt", stream=stream)
+        seen: list[bytes] = []
+        while len(seen) < 300:
+            batch = await pull.fetch(128, timeout=5)
+            for msg in batch:
+                assert stream_sequence(msg) == msg.metadata.sequence.stream
+                await msg.ack()
+            seen += [msg.data for msg in batch]
+        assert seen == [b"%d" % i for i in range(300)]
+        with pytest.raises(nats.errors.TimeoutError):
+            await pull.fetch(10, timeout=0.5)
+        await js.delete_stream(stream)
+    finally:
+        await client.close()
+
+
+@pytest.mark.parametrize("reply", [
+    "$JS.ACK.GAMES.table-followup.1.4711.42.1764633600123456789.7",  # the server's older form
+    "$JS.ACK._.ACCHASH.GAMES.table-followup.3.4711.42.1764633600123456789.0.rand",  # with domain and account
+    "$JS.ACK.hub.ACCHASH.GAMES.table-followup.1.98765432100.1.1764633600123456789.12",
+])
+def test_a_deliverys_stream_sequence_reads_as_nats_pys_metadata(reply: str) -> None:
+    msg = Msg(_client=None, subject="game.x.events", reply=reply)  # type: ignore[arg-type]
+    assert stream_sequence(msg) == msg.metadata.sequence.stream
+
+
+def test_a_message_that_is_no_delivery_has_no_stream_sequence() -> None:
+    for reply in ("", "_INBOX.x.y", "$JS.ACK.too.short"):
+        with pytest.raises(nats.errors.Error):
+            stream_sequence(Msg(_client=None, subject="x", reply=reply))  # type: ignore[arg-type]
