@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-
 from nats.aio.client import Client as NatsClient
 from nats.js.api import RawStreamMsg
 from nats.js.errors import NotFoundError
@@ -13,18 +11,15 @@ from libs.platform.contracts.subjects import (
     GAME_FACTS_STREAM,
     GAME_STARTED_FACT,
     GAMES_STREAM,
-    TABLE_FOLLOWUP_DURABLE,
-    TABLE_START,
     game_fact_msg_id,
     game_subject,
 )
 from libs.platform.envelope import Event, EventType
-from libs.platform.rpc import request
 from libs.platform.settings import Settings
 from services.bot.app import create_app as create_bot_app
 from services.table.app import create_app as create_table_app
 from tests.conftest import running_app
-from tests.game_facts import consumer_is_done
+from tests.table.computer_games import computers_play_to_the_end
 
 
 async def stored_log(nc: NatsClient, game_id: str) -> list[RawStreamMsg]:
@@ -60,14 +55,7 @@ async def test_a_finished_game_puts_exactly_its_start_and_end_on_game_facts_and_
     js = nc.jetstream()
     async with running_app(create_table_app(settings)) as table, running_app(create_bot_app(settings)):
         before = (await js.stream_info(GAME_FACTS_STREAM)).state.last_seq
-        result = await request(nc, TABLE_START, {"game": "speedmosaik", "settings": {}, "seats": [
-            {"kind": "bot", "level": "easy"}, {"kind": "bot", "level": "easy"}]})
-        game_id = result["game_id"]
-        for _ in range(600):
-            if (await table.get(f"/games/{game_id}")).json()["status"] == "ended":
-                break
-            await asyncio.sleep(0.05)
-        await consumer_is_done(js, GAMES_STREAM, TABLE_FOLLOWUP_DURABLE)  # the table's follow-up
+        game_id = await computers_play_to_the_end(nc, table)
 
     log = await stored_log(nc, game_id)
     types = [Event.decode(stored.data or b"").type for stored in log]

@@ -4,7 +4,6 @@ pickle) is never used."""
 
 from __future__ import annotations
 
-import asyncio
 import io
 import os
 import pickle
@@ -19,12 +18,8 @@ from libs.platform.contracts.commands import StartGame, StartSeat
 from libs.platform.contracts.events import PlatformSettings
 from libs.platform.contracts.subjects import (
     GAME_SNAPSHOTS_STREAM,
-    GAMES_STREAM,
-    TABLE_FOLLOWUP_DURABLE,
-    TABLE_START,
     snapshot_subject,
 )
-from libs.platform.rpc import request
 from libs.platform.settings import Settings
 from libs.platform.streams import ensure_streams
 from libs.rules.evolve import evolve
@@ -37,7 +32,7 @@ from services.table.records import GameRecord, replay
 from services.table.seeds import SeedSource
 from services.table.snapshots import SNAPSHOT_FORMAT, Snapshots, fingerprint, freeze, thaw
 from tests.conftest import running_app
-from tests.game_facts import consumer_is_done
+from tests.table.computer_games import computers_play_to_the_end
 from tools.replay_bench import GAMES, MemoryLog, play_game
 
 
@@ -188,14 +183,7 @@ async def test_the_follow_up_keeps_a_finished_games_snapshot_for_cold_replicas(
         settings: Settings, nc: NatsClient) -> None:
     js = nc.jetstream()
     async with running_app(create_table_app(settings)) as table, running_app(create_bot_app(settings)):
-        result = await request(nc, TABLE_START, {"game": "speedmosaik", "settings": {}, "seats": [
-            {"kind": "bot", "level": "easy"}, {"kind": "bot", "level": "easy"}]})
-        game_id = result["game_id"]
-        for _ in range(600):
-            if (await table.get(f"/games/{game_id}")).json()["status"] == "ended":
-                break
-            await asyncio.sleep(0.05)
-        await consumer_is_done(js, GAMES_STREAM, TABLE_FOLLOWUP_DURABLE)
+        game_id = await computers_play_to_the_end(nc, table)
 
     stored = await js.get_last_msg(GAME_SNAPSHOTS_STREAM, snapshot_subject(game_id))
     snapshot = thaw(stored.data or b"", game_id)
