@@ -182,6 +182,7 @@ class Snapshots:
     def __init__(self, js: JetStreamContext, nc: NatsClient | None = None) -> None:
         self._js = js
         self._nc: NatsClient = nc if nc is not None else js._nc
+        fingerprint()  # read the sources now, at startup, not in the first cold load
 
     async def load(self, game_id: str) -> GameRecord | None:
         """Return the game's latest snapshot as a record, None if there is none this code can use."""
