@@ -548,6 +548,8 @@ class Window:
     turns: list[float] = field(default_factory=list)
     moves: list[float] = field(default_factory=list)
     errors: Counter[str] = field(default_factory=Counter)
+    running: list[str] = field(default_factory=list)
+    """Games left unfinished when the window stopped (the replay scenario loads some of them cold)."""
 
     def open(self) -> None:
         self.start = time.monotonic() + self.warmup
@@ -577,6 +579,8 @@ class Bench:
     nc: NatsClient
     tap: EventTap
     finished: list[str] = field(default_factory=list)
+    running: list[str] = field(default_factory=list)
+    """Games the NATS scenarios left running (their players stopped with the window)."""
     players: list[Player] = field(default_factory=list)
 
 
@@ -760,6 +764,8 @@ async def play_over_nats(nc: NatsClient, window: Window | None = None) -> str | 
         if window is not None:
             window.record(time.monotonic(), done - began, done - sent)
         seat = 1 - seat
+    assert window is not None  # without one the loop ends only with the game
+    window.running.append(game_id)
     return None
 
 
@@ -778,6 +784,7 @@ async def nats_scenario(bench: Bench, games: int) -> dict[str, Any]:
 
     followup = LagSampler(bench.nc, followup_lag)
     result = await measure(bench, window, [player() for _ in range(games)], [followup])
+    bench.running += window.running
     return {"games": games, **_moves_summary(window), **followup.summary("followup"), **result}
 
 
@@ -980,7 +987,7 @@ async def replay_scenario(bench: Bench) -> dict[str, Any]:
         events += len(stored)
     games = max(1, len(game_ids))
     return {"games": len(game_ids), "events": events, "events_per_game": round(events / games, 1),
-            "from_snapshots": from_snapshots,
+            "from_snapshots": from_snapshots, **await cold_running_games(bench),
             "cold_events_per_s": round(events / max(loading, 1e-9)),
             "cold_ms_per_game": _ms(loading / games),
             "full_fold_events_per_s": round(events / max(reading + folding, 1e-9)),
@@ -988,6 +995,26 @@ async def replay_scenario(bench: Bench) -> dict[str, Any]:
             "read_events_per_s": round(events / max(reading, 1e-9)),
             "replay_events_per_s": round(events / max(folding, 1e-9)),
             "cpu_percent": cpu_percent(before, after)}
+
+
+async def cold_running_games(bench: Bench) -> dict[str, Any]:
+    """Load games the NATS scenarios left running through a cold `Games`, as a replica that takes over a game in
+    play does: a snapshot taken up to 31 events back, and the tail folded on (empty without such games)."""
+    game_ids = list(dict.fromkeys(reversed(bench.running)))[: bench.options.replay_games]
+    if not game_ids:
+        return {}
+    js = bench.nc.jetstream()
+    used = metrics.SNAPSHOT_LOADS.labels("used")._value.get()
+    cold = Games(GameLog(js, bench.nc), SeedSource(), snapshots=Snapshots(js, bench.nc))
+    events = 0
+    began = time.perf_counter()
+    for game_id in game_ids:
+        events += (await cold.load(game_id)).n
+    loading = time.perf_counter() - began
+    return {"running_games": len(game_ids), "running_events_per_game": round(events / len(game_ids), 1),
+            "running_from_snapshots": int(metrics.SNAPSHOT_LOADS.labels("used")._value.get() - used),
+            "running_cold_events_per_s": round(events / max(loading, 1e-9)),
+            "running_cold_ms_per_game": _ms(loading / len(game_ids))}
 
 
 async def memory_per_cached_game(bench: Bench) -> dict[str, Any]:
@@ -1411,6 +1438,12 @@ def _other_lines(options: Options, summary: dict[str, dict[str, Any]]) -> list[s
                      f"log folded: {_fmt(entry['full_fold_events_per_s'])} events/s "
                      f"({_fmt(entry['read_events_per_s'])} read only, {_fmt(entry['replay_events_per_s'])} fold "
                      f"only; {_fmt(entry['full_fold_ms_per_game'], 1)} ms per game)")
+        if entry.get("running_games"):
+            lines.append(f"Cold load of running games: {_fmt(entry['running_cold_events_per_s'])} events/s "
+                         f"({_fmt(entry['running_cold_ms_per_game'], 2)} ms per game of "
+                         f"{_fmt(entry['running_events_per_game'])} events so far; "
+                         f"{_fmt(entry['running_from_snapshots'])} of {_fmt(entry['running_games'])} from a "
+                         "snapshot, the rest folded whole)")
     if summary.get("memory"):
         entry = summary["memory"]
         lines.append(f"Memory per cached game: {_fmt(entry.get('kib_per_game'), 1)} KiB, the larger of folded "
