@@ -999,7 +999,7 @@ async def replay_scenario(bench: Bench) -> dict[str, Any]:
 
 async def cold_running_games(bench: Bench) -> dict[str, Any]:
     """Load games the NATS scenarios left running through a cold `Games`, as a replica that takes over a game in
-    play does: a snapshot taken up to 31 events back, and the tail folded on (empty without such games)."""
+    play does: a snapshot up to SNAPSHOT_EVERY - 1 events back, and the tail folded on (empty without such games)."""
     game_ids = list(dict.fromkeys(reversed(bench.running)))[: bench.options.replay_games]
     if not game_ids:
         return {}
