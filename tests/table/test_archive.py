@@ -183,6 +183,7 @@ async def test_a_purged_game_answers_as_before_and_a_running_game_stays(
         else:
             raise AssertionError("the ended games were not purged")
         await asyncio.sleep(0.5)  # several sweeps more: the running game stays
+        thawed = metrics.SNAPSHOT_LOADS.labels("used")._value.get()
         for game_id in played.ended:
             with pytest.raises(NotFoundError):
                 await js.get_last_msg(GAMES_STREAM, game_subject(game_id))
@@ -208,6 +209,9 @@ async def test_a_purged_game_answers_as_before_and_a_running_game_stays(
             async with connected_as(archive_settings, "ledger") as ledger:
                 started = await started_loader(ledger.nc.jetstream(), ledger.nc)(game_id)
             assert started is not None and started.encode() == played.logs[game_id][0][1]
+        # The table started each purged game from the snapshot its follow-up kept at GameEnded, checked against
+        # the archive's events (docs/snapshots.md), and answered as before.
+        assert metrics.SNAPSHOT_LOADS.labels("used")._value.get() == thawed + len(played.ended)
         async with connected_as(archive_settings, "ledger") as ledger:
             assert await started_loader(ledger.nc.jetstream(), ledger.nc)(uuid.uuid4().hex) is None
         assert await purged_at(engine, played.running) is None
