@@ -14,6 +14,8 @@
   takes each message of a batch that way (about a tenth of the table follow-up's CPU under load). A
   subscription without a callback here hands over a waiting message at once and waits as nats-py does only
   when none is there.
+- The last message of a subject: `last_message` is JetStream's direct get as one request, its reply kept as
+  the message (nats-py's `get_last_msg` lifts it into a stream message and parses its timestamp).
 - A JetStream delivery's stream sequence: `stream_sequence` reads it from the ack subject without building
   nats-py's whole `Msg.metadata` (its timestamp parsed into a datetime) for every event followed.
 """
@@ -29,6 +31,7 @@ from nats import errors
 from nats.aio.client import Client as _NatsPyClient
 from nats.aio.msg import _V1_TOKEN_COUNT, Msg
 from nats.aio.subscription import DEFAULT_SUB_PENDING_BYTES_LIMIT, DEFAULT_SUB_PENDING_MSGS_LIMIT, Subscription
+from nats.js.errors import APIError
 
 _CRLF = b"\r\n"
 _WHITESPACE = re.compile(r"\s").search
@@ -116,6 +119,20 @@ class Client(_NatsPyClient):
         finally:
             expiry.cancel()
             self._resp_map.pop(key, None)
+
+
+async def last_message(nc: _NatsPyClient, stream: str, subject: str, timeout: float) -> Msg | None:
+    """Return the last message of `subject` on `stream` (which allows direct get) as its direct-get reply: the
+    body with the stored headers plus `Nats-Sequence`; None when the subject holds none. Raises nats-py's
+    `APIError` for any other status, and its timeout and no-responders errors."""
+    msg = await nc.request(f"$JS.API.DIRECT.GET.{stream}.{subject}", b"", timeout=timeout)
+    if not msg.data:
+        status = (msg.headers or {}).get("Status")
+        if status == "404":
+            return None
+        if status is not None:
+            raise APIError.from_msg(msg)
+    return msg
 
 
 def stream_sequence(msg: Msg) -> int:

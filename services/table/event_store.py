@@ -14,6 +14,7 @@ from nats.js.errors import APIError
 
 from libs.platform.contracts.subjects import GAMES_STREAM, game_subject
 from libs.platform.envelope import Event
+from libs.platform.nats_client import last_message
 
 # JetStream's answer when Nats-Expected-Last-Subject-Sequence no longer holds: another writer was first.
 WRONG_LAST_SEQUENCE = 10071
@@ -55,16 +56,8 @@ class GameLog:
         nats-py's `get_last_msg` returns too, without lifting the reply into a stream message and parsing
         its timestamp: every view asks this once).
         """
-        msg = await self._nc.request(f"$JS.API.DIRECT.GET.{GAMES_STREAM}.{game_subject(game_id)}", b"",
-                                     timeout=READ_TIMEOUT)
-        headers = msg.headers or {}
-        if not msg.data:
-            status = headers.get("Status")
-            if status == "404":
-                return 0
-            if status is not None:
-                raise APIError.from_msg(msg)
-        return int(headers.get("Nats-Sequence") or 0)
+        msg = await last_message(self._nc, GAMES_STREAM, game_subject(game_id), READ_TIMEOUT)
+        return 0 if msg is None else int((msg.headers or {}).get("Nats-Sequence") or 0)
 
     async def read(self, game_id: str, after_seq: int = 0) -> list[StoredEvent]:
         """Return the game's events stored after stream sequence `after_seq`, oldest first."""

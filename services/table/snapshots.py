@@ -31,9 +31,11 @@ import msgspec
 import nats.errors
 from nats.aio.client import Client as NatsClient
 from nats.js import JetStreamContext
+from nats.js.errors import APIError
 
 from libs.platform.contracts.subjects import GAME_SNAPSHOTS_STREAM, snapshot_subject
 from libs.platform.logging import get_logger
+from libs.platform.nats_client import last_message
 from libs.rules import registry
 from services.table import metrics
 from services.table.records import GameRecord
@@ -188,12 +190,11 @@ class Snapshots:
     async def load(self, game_id: str) -> GameRecord | None:
         """Return the game's latest snapshot as a record, None if there is none this code can use."""
         try:
-            msg = await self._nc.request(f"$JS.API.DIRECT.GET.{GAME_SNAPSHOTS_STREAM}.{snapshot_subject(game_id)}",
-                                         b"", timeout=READ_TIMEOUT)
-        except (nats.errors.TimeoutError, nats.errors.NoRespondersError):
+            msg = await last_message(self._nc, GAME_SNAPSHOTS_STREAM, snapshot_subject(game_id), READ_TIMEOUT)
+        except (nats.errors.TimeoutError, nats.errors.NoRespondersError, APIError):
             metrics.SNAPSHOT_LOADS.labels("unreachable").inc()
             return None
-        if not msg.data:  # "404 Message Not Found" (or another status): no snapshot
+        if msg is None:
             metrics.SNAPSHOT_LOADS.labels("missing").inc()
             return None
         return thaw(msg.data, game_id)
