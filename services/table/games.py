@@ -35,7 +35,7 @@ from services.table import metrics
 from services.table.archive import Archive
 from services.table.event_store import AppendConflict, GameLog, StoredEvent
 from services.table.modes import checked_mode, ended_fields
-from services.table.records import CorruptLog, GameRecord, begin, replay
+from services.table.records import CorruptLog, GameRecord, begin, fold_on, replay
 from services.table.seeds import SeedSource, commitment
 from services.table.snapshots import NoSnapshots, Snapshots
 
@@ -314,8 +314,7 @@ class Games:
         elif record is None or last < record.last_seq:
             record = replay(await self.events(game_id))  # purged between the two reads: from the archive
         else:
-            for stored in await self._log.read(game_id, after_seq=record.last_seq):
-                record = record.fold(stored)
+            record = fold_on(record, await self._log.read(game_id, after_seq=record.last_seq))
         metrics.REPLAY_SECONDS.observe(time.perf_counter() - started)
         self._remember(record)
         return record
@@ -340,8 +339,7 @@ class Games:
             get_logger(game_id=game_id).warning("snapshot_not_in_log", n=record.n, seq=record.last_seq)
             return None
         try:
-            for stored in events[1:]:
-                record = record.fold(stored)
+            record = fold_on(record, events[1:])
         except CorruptLog:
             return None  # the whole fold says so, with its reason
         metrics.SNAPSHOT_LOADS.labels("used").inc()

@@ -281,14 +281,20 @@ def _mode_of(data: Any) -> GameMode | None:
     return msgspec.structs.replace(mode, key=_shared(mode.key), day=_shared(mode.day))
 
 
+def fold_on(record: GameRecord, events: list[StoredEvent]) -> GameRecord:
+    """Return `record` with `events` (the log's next ones, in order) folded on.
+
+    Only the last move's effects stay in the record: those of earlier moves are not packed at all.
+    """
+    last_move = max((index for index, stored in enumerate(events) if stored.event.type == EventType.MOVE_MADE),
+                    default=-1)
+    for index, stored in enumerate(events):
+        record = record.fold(stored, keep_effects=index == last_move)
+    return record
+
+
 def replay(events: list[StoredEvent]) -> GameRecord:
     """Fold a whole log (as any replica or auditor would) into its record."""
     if not events:
         raise CorruptLog("empty log")
-    record = begin(events[0])
-    # Only the last move's effects stay in the record: those of earlier moves are not packed at all.
-    last_move = max((index for index, stored in enumerate(events) if stored.event.type == EventType.MOVE_MADE),
-                    default=0)
-    for index in range(1, len(events)):
-        record = record.fold(events[index], keep_effects=index == last_move)
-    return record
+    return fold_on(begin(events[0]), events[1:])
