@@ -42,6 +42,8 @@ from services.table.records import GameRecord
 
 SNAPSHOT_FORMAT = b"GSN1"
 """The first bytes of every snapshot (this layout: format, fingerprint, compressed pickle)."""
+_PICKLE_AT = len(SNAPSHOT_FORMAT) + hashlib.sha256().digest_size
+"""Where the compressed pickle begins: after the format mark and the fingerprint."""
 SNAPSHOT_EVERY = 16
 """Events between two snapshots of a running game: a cold replica folds at most 15 on (under 1 ms); the follow-up
 freezes a record (~200–300 µs) once per 16 events."""
@@ -59,7 +61,7 @@ _FUNCTIONS = frozenset({("msgspec._utils", "rebuild")})
 
 @cache
 def fingerprint() -> bytes:
-    """Return the digest of everything a snapshot's meaning depends on (32 bytes), computed once per process."""
+    """Return the digest of everything a snapshot's meaning depends on (SHA-256), computed once per process."""
     digest = hashlib.sha256(SNAPSHOT_FORMAT)
     digest.update(f"{sys.version_info[0]}.{sys.version_info[1]} pickle {PICKLE_PROTOCOL} "
                   f"msgspec {msgspec.__version__}".encode())
@@ -72,10 +74,45 @@ def fingerprint() -> bytes:
 
 
 _ATOMS = (str, int, bool, type(None))
-_SHARED_TUPLES: dict[bytes, tuple[Any, ...]] = {}
-"""By JSON, not by value: (1, 0) == (True, False), but a game holding one must not be handed the other."""
-_SHARED_TUPLES_MAX = 4096
-"""Distinct small tuples shared by thawed records at most (wall rows, walls, settings pairs: a few hundred)."""
+
+
+class _SharedTuples:
+    """The process's shared copies of small plain tuples, in two generations of at most `size` each.
+
+    Most games hold a few dozen tuples of their own (a wall, the scores) beside the common ones (wall rows,
+    settings pairs): a full generation becomes the older one, what is asked for again moves up, and what no
+    game asks for any more is dropped. A tuple is its own key, so sharing costs no more than a dict slot; a
+    copy is shared only when its items have the same types too, since (1, 0) == (True, False) but a game
+    holding one must not be handed the other."""
+
+    def __init__(self, size: int) -> None:
+        self._size = size
+        self._recent: dict[tuple[Any, ...], tuple[Any, ...]] = {}
+        self._older: dict[tuple[Any, ...], tuple[Any, ...]] = {}
+
+    def share(self, value: tuple[Any, ...]) -> tuple[Any, ...]:
+        """Return the shared copy of `value` (`value` itself when it is the first)."""
+        found = self._recent.get(value)
+        if found is None:
+            found = self._older.get(value)
+            self._put(value if found is None else found)
+        if found is None or not _same_types(found, value):
+            return value
+        return found
+
+    def _put(self, value: tuple[Any, ...]) -> None:
+        if len(self._recent) >= self._size:
+            self._older, self._recent = self._recent, {}
+        self._recent[value] = value
+
+
+def _same_types(one: tuple[Any, ...], other: tuple[Any, ...]) -> bool:
+    """True when two equal tuples also hold items of the same types (inner tuples alike)."""
+    return all(type(a) is type(b) and (type(a) is not tuple or _same_types(a, b))
+               for a, b in zip(one, other, strict=True))
+
+
+_SHARED_TUPLES = _SharedTuples(4096)
 _JSON = msgspec.json.Decoder()
 _ENCODE = msgspec.json.Encoder().encode
 
@@ -88,27 +125,17 @@ def _is_plain_tuple(obj: Any, depth: int = 2) -> bool:
 
 
 def _shared(value: Any) -> Any:
-    """Return decoded JSON with its arrays as the process's one copy of each such tuple (while the table of them
-    has room; its inner tuples first) and its words interned."""
+    """Return decoded JSON with its arrays as shared tuples (`_SHARED_TUPLES`, inner ones first) and its words
+    interned."""
     if type(value) is str:
         return sys.intern(value)
     if type(value) is not list:
         return value
-    key = _ENCODE(value)
-    known = _SHARED_TUPLES.get(key)
-    if known is not None:
-        return known
-    tuple_ = tuple(_shared(item) for item in value)
-    if len(_SHARED_TUPLES) < _SHARED_TUPLES_MAX:
-        _SHARED_TUPLES[key] = tuple_
-    return tuple_
+    return _SHARED_TUPLES.share(tuple(_shared(item) for item in value))
 
 
 def _shared_tuple(encoded: bytes) -> tuple[Any, ...]:
-    """Return the tuple `encoded` (JSON) names, shared (`_shared`); a known one without decoding it."""
-    known = _SHARED_TUPLES.get(encoded)
-    if known is not None:
-        return known
+    """Return the tuple `encoded` (JSON) names, shared (`_shared`)."""
     value = _shared(_JSON.decode(encoded))
     if not _is_plain_tuple(value):
         raise pickle.UnpicklingError("a shared tuple is not one")
@@ -162,12 +189,11 @@ def freeze(record: GameRecord) -> bytes:
 def thaw(data: bytes, game_id: str) -> GameRecord | None:
     """Return the record a snapshot holds; None when it was written by other code (another fingerprint)
     or is not one of `game_id` (metrics say which)."""
-    head = len(SNAPSHOT_FORMAT)
-    if data[:head] != SNAPSHOT_FORMAT or data[head:head + 32] != fingerprint():
+    if data[:_PICKLE_AT] != SNAPSHOT_FORMAT + fingerprint():
         metrics.SNAPSHOT_LOADS.labels("other_code").inc()
         return None
     try:
-        rules_id, state = _Unpickler(io.BytesIO(zlib.decompress(data[head + 32:]))).load()
+        rules_id, state = _Unpickler(io.BytesIO(zlib.decompress(data[_PICKLE_AT:]))).load()
         record = GameRecord(engine=registry.engine(rules_id), **state)
     except Exception as error:  # unreadable: fold from the log (and say so)
         metrics.SNAPSHOT_LOADS.labels("unreadable").inc()
