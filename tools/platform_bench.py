@@ -958,24 +958,34 @@ async def ensure_finished(bench: Bench, wanted: int) -> None:
     await drain(bench.nc)
 
 
-async def replay_scenario(bench: Bench) -> dict[str, Any]:
-    """Rebuild finished games one after another as a table replica with a cold cache does (`Games.load`: the
-    game's snapshot, if the follow-up kept one, with the log's tail folded on), and, beside it, fold each whole
-    log (read + `replay`, what the audit does and a replica without a snapshot)."""
-    await ensure_finished(bench, bench.options.replay_games)
-    game_ids = list(dict.fromkeys(reversed(bench.finished)))[: bench.options.replay_games]
+def latest(game_ids: list[str], count: int) -> list[str]:
+    """The `count` most recent distinct games of `game_ids` (newest first)."""
+    return list(dict.fromkeys(reversed(game_ids)))[:count]
+
+
+async def cold_loads(bench: Bench, game_ids: list[str]) -> tuple[int, float, int]:
+    """Load `game_ids` one after another through a `Games` with an empty cache, the table's own cold path (a
+    snapshot checked against the log with the tail folded on, else the whole log); return the events the
+    games hold, the seconds it took and how many came from snapshots."""
     js = bench.nc.jetstream()
-    log = GameLog(js, bench.nc)
     used = metrics.SNAPSHOT_LOADS.labels("used")._value.get()
-    cold = Games(log, SeedSource(), snapshots=Snapshots(js, bench.nc))
-    before = cpu_snapshot(bench.stack)
+    cold = Games(GameLog(js, bench.nc), SeedSource(), snapshots=Snapshots(js, bench.nc))
+    events = 0
     began = time.perf_counter()
     for game_id in game_ids:
-        await cold.load(game_id)
-    loading = time.perf_counter() - began
+        events += (await cold.load(game_id)).n
+    return events, time.perf_counter() - began, int(metrics.SNAPSHOT_LOADS.labels("used")._value.get() - used)
+
+
+async def replay_scenario(bench: Bench) -> dict[str, Any]:
+    """Rebuild finished games one after another as a table replica with a cold cache does (`cold_loads`), and,
+    beside it, fold each whole log (read + `replay`, what the audit does and a replica without a snapshot)."""
+    await ensure_finished(bench, bench.options.replay_games)
+    game_ids = latest(bench.finished, bench.options.replay_games)
+    before = cpu_snapshot(bench.stack)
+    events, loading, from_snapshots = await cold_loads(bench, game_ids)
     after = cpu_snapshot(bench.stack)
-    from_snapshots = int(metrics.SNAPSHOT_LOADS.labels("used")._value.get() - used)
-    events = 0
+    log = GameLog(bench.nc.jetstream(), bench.nc)
     reading = folding = 0.0
     for game_id in game_ids:
         began = time.perf_counter()
@@ -984,7 +994,6 @@ async def replay_scenario(bench: Bench) -> dict[str, Any]:
         replay(stored)
         reading += read - began
         folding += time.perf_counter() - read
-        events += len(stored)
     games = max(1, len(game_ids))
     return {"games": len(game_ids), "events": events, "events_per_game": round(events / games, 1),
             "from_snapshots": from_snapshots, **await cold_running_games(bench),
@@ -998,28 +1007,21 @@ async def replay_scenario(bench: Bench) -> dict[str, Any]:
 
 
 async def cold_running_games(bench: Bench) -> dict[str, Any]:
-    """Load games the NATS scenarios left running through a cold `Games`, as a replica that takes over a game in
+    """Load games the NATS scenarios left running through `cold_loads`, as a replica that takes over a game in
     play does: a snapshot up to SNAPSHOT_EVERY - 1 events back, and the tail folded on (empty without such games)."""
-    game_ids = list(dict.fromkeys(reversed(bench.running)))[: bench.options.replay_games]
+    game_ids = latest(bench.running, bench.options.replay_games)
     if not game_ids:
         return {}
-    js = bench.nc.jetstream()
-    used = metrics.SNAPSHOT_LOADS.labels("used")._value.get()
-    cold = Games(GameLog(js, bench.nc), SeedSource(), snapshots=Snapshots(js, bench.nc))
-    events = 0
-    began = time.perf_counter()
-    for game_id in game_ids:
-        events += (await cold.load(game_id)).n
-    loading = time.perf_counter() - began
+    events, loading, from_snapshots = await cold_loads(bench, game_ids)
     return {"running_games": len(game_ids), "running_events_per_game": round(events / len(game_ids), 1),
-            "running_from_snapshots": int(metrics.SNAPSHOT_LOADS.labels("used")._value.get() - used),
+            "running_from_snapshots": from_snapshots,
             "running_cold_events_per_s": round(events / max(loading, 1e-9)),
             "running_cold_ms_per_game": _ms(loading / len(game_ids))}
 
 
 async def memory_per_cached_game(bench: Bench) -> dict[str, Any]:
     """Retained memory per GameRecord built from a log (tracemalloc; logs decoded inside, then dropped)."""
-    game_ids = list(dict.fromkeys(reversed(bench.finished)))[:200]
+    game_ids = latest(bench.finished, 200)
     log = GameLog(bench.nc.jetstream())
     logs = [[(stored.seq, stored.event.encode()) for stored in await log.read(game_id)] for game_id in game_ids]
     if not logs:
@@ -1038,20 +1040,22 @@ async def memory_per_cached_game(bench: Bench) -> dict[str, Any]:
     tracemalloc.stop()
     elapsed = time.perf_counter() - began
     per_game = used / count
-    # The same games as a cold replica holds them when it starts from their snapshots.
+    # The same games as a cold replica holds them when it starts from their snapshots: each distinct game once,
+    # since thawed records of one snapshot share its tuples (folded ones never do), which would flatter them.
     snapshots = [freeze(record) for record in records[: len(logs)]]
     del records
     gc.collect()
     tracemalloc.start()
     baseline = tracemalloc.get_traced_memory()[0]
-    thawed = [thaw(snapshots[index % len(snapshots)], game_ids[index % len(snapshots)]) for index in range(count)]
+    thawed = [thaw(snapshot, game_id) for snapshot, game_id in zip(snapshots, game_ids, strict=False)]
     gc.collect()
-    per_thawed = (tracemalloc.get_traced_memory()[0] - baseline) / count
+    per_thawed = (tracemalloc.get_traced_memory()[0] - baseline) / max(1, len(thawed))
     tracemalloc.stop()
     assert all(record is not None for record in thawed)
+    thawed_count = len(thawed)
     del thawed
     return {"records": count, "distinct_logs": len(logs), "folded_kib_per_game": round(per_game / 1024, 2),
-            "thawed_kib_per_game": round(per_thawed / 1024, 2),
+            "thawed_kib_per_game": round(per_thawed / 1024, 2), "thawed_records": thawed_count,
             "kib_per_game": round(max(per_game, per_thawed) / 1024, 2), "build_s": round(elapsed, 1),
             "events_per_log": round(sum(len(raw) for raw in logs) / len(logs), 1)}
 
@@ -1449,7 +1453,7 @@ def _other_lines(options: Options, summary: dict[str, dict[str, Any]]) -> list[s
         lines.append(f"Memory per cached game: {_fmt(entry.get('kib_per_game'), 1)} KiB, the larger of folded "
                      f"{_fmt(entry.get('folded_kib_per_game'), 1)} and from snapshots "
                      f"{_fmt(entry.get('thawed_kib_per_game'), 1)} (tracemalloc over {entry.get('records')} "
-                     "GameRecords each)")
+                     f"GameRecords folded, {entry.get('thawed_records')} distinct games thawed)")
     bots = [summary[f"bots-{level}"] for level in LEVELS if f"bots-{level}" in summary]
     if bots:
         lines += ["", _row(f"computers ({options.bot_games} games in flight)", "decisions/s", "mean decision ms",
