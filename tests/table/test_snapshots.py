@@ -108,15 +108,20 @@ class FixedSeeds(SeedSource):
         return bytes(range(32))
 
 
-async def played(games: Games, game_id: str, moves: int) -> GameRecord:
-    """Start a two-seat Kachelwand game and make `moves` moves (the first legal one each time)."""
-    seats = [StartSeat(kind="human", name=name, player_id=f"snap-{name}") for name in ("Anna", "Bert")]
-    record = await games.start(StartGame(game="speedmosaik", game_id=game_id, settings={}, seats=seats))
+async def first_moves(games: Games, record: GameRecord, moves: int) -> GameRecord:
+    """Make `moves` moves in `record`'s game: each the first legal one of the first seat to act, by its player."""
     for _ in range(moves):
         seat = record.engine.must_act(record.position)[0]
         move = record.engine.legal_moves(record.position, seat)[0]
-        record = await games.move(game_id, seat, move, actor=f"snap-{record.seats[seat].name}")
+        record = await games.move(record.game_id, seat, move, actor=str(record.seats[seat].player_id))
     return record
+
+
+async def played(games: Games, game_id: str, moves: int) -> GameRecord:
+    """Start a two-seat Kachelwand game and make `moves` moves (`first_moves`)."""
+    seats = [StartSeat(kind="human", name=name, player_id=f"snap-{name}") for name in ("Anna", "Bert")]
+    record = await games.start(StartGame(game="speedmosaik", game_id=game_id, settings={}, seats=seats))
+    return await first_moves(games, record, moves)
 
 
 def loads(outcome: str) -> float:
@@ -130,7 +135,7 @@ async def test_a_cold_replica_starts_from_the_snapshot_and_folds_the_tail_on(nc:
     game_id = "snapshot-tail-" + os.urandom(4).hex()
     snapped = await played(writer, game_id, 5)
     await writer.keep_snapshot(snapped)
-    latest = await played_on(writer, game_id, 4)
+    latest = await first_moves(writer, snapped, 4)
 
     used = loads("used")
     cold = Games(GameLog(js, nc), FixedSeeds(), snapshots=Snapshots(js, nc))
@@ -138,15 +143,6 @@ async def test_a_cold_replica_starts_from_the_snapshot_and_folds_the_tail_on(nc:
     assert loads("used") == used + 1
     assert record == latest
     assert served(record) == served(replay(await cold.events(game_id)))
-
-
-async def played_on(games: Games, game_id: str, moves: int) -> GameRecord:
-    record = await games.load(game_id)
-    for _ in range(moves):
-        seat = record.engine.must_act(record.position)[0]
-        move = record.engine.legal_moves(record.position, seat)[0]
-        record = await games.move(game_id, seat, move, actor=f"snap-{record.seats[seat].name}")
-    return record
 
 
 @pytest.mark.parametrize("tamper", ["hash", "sequence", "number"])
@@ -201,10 +197,7 @@ async def test_a_game_with_think_time_and_a_departed_seat_thaws_with_its_clocks_
     seats = [StartSeat(kind="human", name=name, player_id=f"clock-{name}") for name in ("Anna", "Bert", "Cleo")]
     record = await games.start(StartGame(game="speedmosaik", game_id="snapshot-clocks", settings={}, seats=seats,
                                          platform=PlatformSettings(think_time=60, tempo="schnell")))
-    for _ in range(4):
-        seat = record.engine.must_act(record.position)[0]
-        record = await games.move(record.game_id, seat, record.engine.legal_moves(record.position, seat)[0],
-                                  actor=f"clock-{record.seats[seat].name}")
+    record = await first_moves(games, record, 4)
     record = await games.leave(record.game_id, 2, "clock-Cleo")
     assert any(clock is not None for clock in record.clocks) and record.left == {2}
     thawed = thaw(freeze(record), record.game_id)
