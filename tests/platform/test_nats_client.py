@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import AsyncIterator
 
 import nats.errors
 import pytest
@@ -53,88 +54,83 @@ def test_a_direct_get_reply_is_read_whole() -> None:
         "Nats-Time-Stamp": "2026-12-01T23:59:59.123456789Z", "Nats-Msg-Id": "abc-57", "Nats-Num-Pending": "40"}
 
 
-async def test_messages_with_headers_arrive_whole_over_a_real_server(infra: Infrastructure) -> None:
-    client = await connect(infra.nats_url)
+@pytest.fixture
+async def client(infra: Infrastructure) -> AsyncIterator[Client]:
+    """The platform's client, connected to the test server (closed afterwards)."""
+    connected = await connect(infra.nats_url)
     try:
-        assert isinstance(client, Client)
-        subscription = await client.subscribe("headers.test")
-        await client.publish("headers.test", b"x", headers={"Nats-Msg-Id": "m-1", "Spiel": "Kachelwand ä"})
-        message = await subscription.next_msg(timeout=5)
+        yield connected
     finally:
-        await client.close()
+        await connected.close()
+
+
+async def test_messages_with_headers_arrive_whole_over_a_real_server(client: Client) -> None:
+    assert isinstance(client, Client)
+    subscription = await client.subscribe("headers.test")
+    await client.publish("headers.test", b"x", headers={"Nats-Msg-Id": "m-1", "Spiel": "Kachelwand ä"})
+    message = await subscription.next_msg(timeout=5)
     assert message.headers == {"Nats-Msg-Id": "m-1", "Spiel": "Kachelwand ä"}
 
 
-async def test_requests_get_their_reply_time_out_or_find_nobody_as_with_nats_py(infra: Infrastructure) -> None:
-    client = await connect(infra.nats_url)
-    try:
-        async def echo(msg: Msg) -> None:
-            await msg.respond(b"zurueck:" + msg.data)
+async def test_requests_get_their_reply_time_out_or_find_nobody_as_with_nats_py(client: Client) -> None:
+    async def echo(msg: Msg) -> None:
+        await msg.respond(b"zurueck:" + msg.data)
 
-        await client.subscribe("requests.echo", cb=echo)
-        await client.subscribe("requests.silent")  # listens, never answers
-        replies = await asyncio.gather(*(client.request("requests.echo", b"%d" % i, timeout=5) for i in range(50)))
-        assert [reply.data for reply in replies] == [b"zurueck:%d" % i for i in range(50)]
-        started = time.monotonic()
-        with pytest.raises(nats.errors.TimeoutError):
-            await client.request("requests.silent", b"?", timeout=0.3)
-        assert 0.25 < time.monotonic() - started < 2.0
-        with pytest.raises(nats.errors.NoRespondersError):
-            await client.request("requests.nobody", b"?", timeout=5)
-        assert client._resp_map == {}, "no request leaves its waiter behind"
-    finally:
-        await client.close()
+    await client.subscribe("requests.echo", cb=echo)
+    await client.subscribe("requests.silent")  # listens, never answers
+    replies = await asyncio.gather(*(client.request("requests.echo", b"%d" % i, timeout=5) for i in range(50)))
+    assert [reply.data for reply in replies] == [b"zurueck:%d" % i for i in range(50)]
+    started = time.monotonic()
+    with pytest.raises(nats.errors.TimeoutError):
+        await client.request("requests.silent", b"?", timeout=0.3)
+    assert 0.25 < time.monotonic() - started < 2.0
+    with pytest.raises(nats.errors.NoRespondersError):
+        await client.request("requests.nobody", b"?", timeout=5)
+    assert client._resp_map == {}, "no request leaves its waiter behind"
 
 
 async def test_next_msg_hands_over_waiting_messages_in_order_and_waits_or_times_out_as_nats_py(
-        infra: Infrastructure) -> None:
-    client = await connect(infra.nats_url)
-    try:
-        subscription = await client.subscribe("prompt.test")
-        for i in range(20):
-            await client.publish("prompt.test", b"%d" % i)
-        await client.flush()
-        await asyncio.sleep(0.05)
-        assert [(await subscription.next_msg(timeout=5)).data for _ in range(20)] == [b"%d" % i for i in range(20)]
-        assert subscription.pending_msgs == 0 and subscription.pending_bytes == 0
-        started = time.monotonic()
-        with pytest.raises(nats.errors.TimeoutError):
-            await subscription.next_msg(timeout=0.3)
-        assert 0.25 < time.monotonic() - started < 2.0
-        late = asyncio.get_running_loop().call_later(
-            0.1, lambda: asyncio.ensure_future(client.publish("prompt.test", b"late")))
-        assert (await subscription.next_msg(timeout=5)).data == b"late"  # waited for, as nats-py waits
-        late.cancel()
-        with pytest.raises(nats.errors.Error):  # a subscription with a callback has no next_msg, as in nats-py
-            await (await client.subscribe("prompt.cb", cb=lambda msg: asyncio.sleep(0))).next_msg()
-    finally:
-        await client.close()
+        client: Client) -> None:
+    subscription = await client.subscribe("prompt.test")
+    for i in range(20):
+        await client.publish("prompt.test", b"%d" % i)
+    await client.flush()
+    await asyncio.sleep(0.05)
+    assert [(await subscription.next_msg(timeout=5)).data for _ in range(20)] == [b"%d" % i for i in range(20)]
+    assert subscription.pending_msgs == 0 and subscription.pending_bytes == 0
+    started = time.monotonic()
+    with pytest.raises(nats.errors.TimeoutError):
+        await subscription.next_msg(timeout=0.3)
+    assert 0.25 < time.monotonic() - started < 2.0
+    late = asyncio.get_running_loop().call_later(
+        0.1, lambda: asyncio.ensure_future(client.publish("prompt.test", b"late")))
+    assert (await subscription.next_msg(timeout=5)).data == b"late"  # waited for, as nats-py waits
+    late.cancel()
+    with pytest.raises(nats.errors.Error):  # a subscription with a callback has no next_msg, as in nats-py
+        await (await client.subscribe("prompt.cb", cb=lambda msg: asyncio.sleep(0))).next_msg()
+    await client.close()
     with pytest.raises(nats.errors.ConnectionClosedError):
         await subscription.next_msg(timeout=1)
 
 
-async def test_a_pull_consumer_fetches_every_message_once_in_order(infra: Infrastructure) -> None:
-    client = await connect(infra.nats_url)
-    try:
-        js = client.jetstream()
-        stream = f"PROMPT_{time.monotonic_ns()}"
-        await js.add_stream(name=stream, subjects=[f"{stream.lower()}.>"])
-        for i in range(300):
-            await js.publish(f"{stream.lower()}.x", b"%d" % i)
-        pull = await js.pull_subscribe(f"{stream.lower()}.>", durable="prompt", stream=stream)
-        seen: list[bytes] = []
-        while len(seen) < 300:
-            batch = await pull.fetch(128, timeout=5)
-            for msg in batch:
-                assert stream_sequence(msg) == msg.metadata.sequence.stream
-                await msg.ack()
-            seen += [msg.data for msg in batch]
-        assert seen == [b"%d" % i for i in range(300)]
-        with pytest.raises(nats.errors.TimeoutError):
-            await pull.fetch(10, timeout=0.5)
-        await js.delete_stream(stream)
-    finally:
-        await client.close()
+async def test_a_pull_consumer_fetches_every_message_once_in_order(client: Client) -> None:
+    js = client.jetstream()
+    stream = f"PROMPT_{time.monotonic_ns()}"
+    await js.add_stream(name=stream, subjects=[f"{stream.lower()}.>"])
+    for i in range(300):
+        await js.publish(f"{stream.lower()}.x", b"%d" % i)
+    pull = await js.pull_subscribe(f"{stream.lower()}.>", durable="prompt", stream=stream)
+    seen: list[bytes] = []
+    while len(seen) < 300:
+        batch = await pull.fetch(128, timeout=5)
+        for msg in batch:
+            assert stream_sequence(msg) == msg.metadata.sequence.stream
+            await msg.ack()
+        seen += [msg.data for msg in batch]
+    assert seen == [b"%d" % i for i in range(300)]
+    with pytest.raises(nats.errors.TimeoutError):
+        await pull.fetch(10, timeout=0.5)
+    await js.delete_stream(stream)
 
 
 @pytest.mark.parametrize("reply", [
