@@ -16,6 +16,11 @@
   when none is there.
 - The last message of a subject: `last_message` is JetStream's direct get as one request, its reply kept as
   the message (nats-py's `get_last_msg` lifts it into a stream message and parses its timestamp).
+- Writes: nats-py hands every publish to a flusher task through an `asyncio.Queue` and a fresh future, one more
+  task step per message before it reaches the socket. `Client` writes what is pending in a callback at the end
+  of the loop's current round instead (the publishes of one round still go out in one write) and leaves it to
+  nats-py's flusher only when the socket is backed up (so the flusher's `drain` still holds writers back), when
+  reconnecting, and for a forced flush.
 - A JetStream delivery's stream sequence: `stream_sequence` reads it from the ack subject without building
   nats-py's whole `Msg.metadata` (its timestamp parsed into a datetime) for every event followed.
 """
@@ -31,6 +36,7 @@ from nats import errors
 from nats.aio.client import Client as _NatsPyClient
 from nats.aio.msg import _V1_TOKEN_COUNT, Msg
 from nats.aio.subscription import DEFAULT_SUB_PENDING_BYTES_LIMIT, DEFAULT_SUB_PENDING_MSGS_LIMIT, Subscription
+from nats.aio.transport import TcpTransport
 from nats.js.errors import APIError
 
 _CRLF = b"\r\n"
@@ -79,11 +85,49 @@ class _PromptSubscription(Subscription):
         return msg
 
 
+WRITE_BACKLOG = 64 * 1024
+"""Bytes the socket's transport may hold unsent before writes go through nats-py's flusher (which waits for them)."""
+
+
 class Client(_NatsPyClient):
-    """nats-py's client with `parse_header_lines` as its header parser, a leaner request and prompt `next_msg`
-    (the rest is nats-py's; nats-py is pinned in uv.lock, and every test's request goes through this one)."""
+    """nats-py's client with `parse_header_lines` as its header parser, a leaner request, prompt `next_msg` and
+    writes without the flusher task (the rest is nats-py's; nats-py is pinned in uv.lock, and every test's request
+    goes through this one)."""
 
     _parse_header_lines = staticmethod(parse_header_lines)
+    _write_scheduled = False
+
+    async def _flush_pending(self, force_flush: bool = False) -> Any:
+        """Have what is pending written: at the end of this round of the loop, or by nats-py's flusher when forced,
+        when the socket is backed up or the connection is not up."""
+        if force_flush or not self._writes_directly():
+            return await super()._flush_pending(force_flush)
+        if not self._write_scheduled:
+            self._write_scheduled = True
+            asyncio.get_running_loop().call_soon(self._write_pending)
+        return None
+
+    def _writes_directly(self) -> bool:
+        """Whether a write may skip the flusher: connected over TCP, the flusher alive, the socket keeping up."""
+        transport = self._transport
+        if not self.is_connected or not isinstance(transport, TcpTransport) or transport._io_writer is None:
+            return False
+        if self._flusher_task is None or self._flusher_task.done():
+            return False
+        return transport._io_writer.transport.get_write_buffer_size() < WRITE_BACKLOG
+
+    def _write_pending(self) -> None:
+        """Write every pending command in one go (the callback `_flush_pending` scheduled)."""
+        self._write_scheduled = False
+        if not self._pending_data_size:
+            return
+        if not self._writes_directly():  # went down or backed up since: the flusher writes, or a reconnect does
+            if self.is_connected and self._flush_queue is not None and self._flush_queue.empty():
+                self._flush_queue.put_nowait(asyncio.get_running_loop().create_future())
+            return
+        assert self._transport is not None
+        pending, self._pending, self._pending_data_size = self._pending, [], 0
+        self._transport.writelines(pending)
 
     async def subscribe(self, subject: str, queue: str = "", cb: Callable[[Msg], Awaitable[None]] | None = None,
                         future: asyncio.Future[Any] | None = None, max_msgs: int = 0,

@@ -29,10 +29,10 @@ class Queue:
         await self.nc.jetstream().publish(self.subject, body, stream=self.stream)
 
     def consume(self, handler: Callable[[Msg], Awaitable[None]], stopping: asyncio.Event, *,
-                grace: float = 5.0, ack_wait: float = 30.0) -> asyncio.Task[None]:
+                grace: float = 5.0, ack_wait: float = 30.0, linger: float = 0.0) -> asyncio.Task[None]:
         return asyncio.create_task(run_pull_consumer(
             self.nc.jetstream(), stream=self.stream, durable=self.durable, subject=self.subject,
-            handler=handler, concurrency=4, ack_wait=ack_wait, stopping=stopping, grace=grace))
+            handler=handler, concurrency=4, ack_wait=ack_wait, stopping=stopping, grace=grace, linger=linger))
 
     async def consume_until(self, handler: Callable[[Msg], Awaitable[None]], reached: Callable[[], bool], *,
                             timeout: float = 15.0) -> None:
@@ -84,6 +84,25 @@ async def test_an_idle_consumer_keeps_fetching_and_handles_what_comes_later(queu
     stopping.set()
     await asyncio.wait_for(loop, timeout=FETCH_TIMEOUT + 5)
     assert handled == [b"after a quiet while"]
+    assert await queue.counts() == (0, 0)
+
+
+async def test_a_lingering_consumer_handles_a_trickle_and_a_burst_each_message_once(queue: Queue) -> None:
+    handled: list[bytes] = []
+
+    async def handle(msg: Msg) -> None:
+        handled.append(msg.data)
+
+    stopping = asyncio.Event()
+    loop = queue.consume(handle, stopping, linger=0.05)
+    for i in range(10):  # one at a time: every fetch finds a small batch and the loop lingers after it
+        await queue.publish(b"single %d" % i)
+        await asyncio.sleep(0.01)
+    await asyncio.gather(*(queue.publish(b"burst %d" % i) for i in range(40)))
+    await wait_until(lambda: asyncio.sleep(0, len(handled) >= 50))
+    stopping.set()
+    await asyncio.wait_for(loop, timeout=FETCH_TIMEOUT + 5)
+    assert sorted(handled) == sorted([b"single %d" % i for i in range(10)] + [b"burst %d" % i for i in range(40)])
     assert await queue.counts() == (0, 0)
 
 

@@ -72,6 +72,22 @@ async def test_messages_with_headers_arrive_whole_over_a_real_server(client: Cli
     assert message.headers == {"Nats-Msg-Id": "m-1", "Spiel": "Kachelwand ä"}
 
 
+async def test_publishes_of_one_round_and_a_burst_beyond_the_write_backlog_arrive_whole_and_in_order(
+        client: Client) -> None:
+    subscription = await client.subscribe("writes.test")
+    # Many publishes in one round of the loop go out in one write; then a burst far past WRITE_BACKLOG, which
+    # nats-py's flusher writes once the socket is backed up.
+    await asyncio.gather(*(client.publish("writes.test", b"%d" % i) for i in range(100)))
+    big = b"x" * 60_000
+    for i in range(100, 160):
+        await client.publish("writes.test", big + b"%d" % i)
+    received = [(await subscription.next_msg(timeout=5)).data for _ in range(160)]
+    assert received[:100] == [b"%d" % i for i in range(100)]
+    assert received[100:] == [big + b"%d" % i for i in range(100, 160)]
+    await client.flush(timeout=5)  # a PING written the same way is answered
+    assert client._pending_data_size == 0
+
+
 async def test_requests_get_their_reply_time_out_or_find_nobody_as_with_nats_py(client: Client) -> None:
     async def echo(msg: Msg) -> None:
         await msg.respond(b"zurueck:" + msg.data)
