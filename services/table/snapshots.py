@@ -100,6 +100,10 @@ class _SharedTuples:
             return value
         return found
 
+    def clear(self) -> None:
+        """Forget every shared copy (the games holding one keep it)."""
+        self._recent, self._older = {}, {}
+
     def _put(self, value: tuple[Any, ...]) -> None:
         if len(self._recent) >= self._size:
             self._older, self._recent = self._recent, {}
@@ -113,6 +117,13 @@ def _same_types(one: tuple[Any, ...], other: tuple[Any, ...]) -> bool:
 
 
 _SHARED_TUPLES = _SharedTuples(4096)
+
+
+def forget_shared_tuples() -> None:
+    """Start the process's shared tuples afresh, as a replica that has just started holds them (the bench measures
+    thawed games' memory from there)."""
+    _SHARED_TUPLES.clear()
+
 _JSON = msgspec.json.Decoder()
 _ENCODE = msgspec.json.Encoder().encode
 
