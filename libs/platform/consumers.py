@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
@@ -45,6 +46,14 @@ SHUTDOWN_GRACE = 8.0
 """How long handlers running when the service stops may take to finish before their messages are handed back."""
 
 
+async def _linger(seconds: float, wake: asyncio.Event) -> None:
+    """Wait `seconds`, or until `wake` is set (then cleared for the next wait)."""
+    if not wake.is_set():
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(wake.wait(), seconds)
+    wake.clear()
+
+
 def retry_delay(deliveries: int) -> float:
     """Seconds until a message whose handler failed on its `deliveries`-th delivery is offered again.
 
@@ -68,6 +77,7 @@ async def run_pull_consumer(
     stopping: asyncio.Event | None = None,
     grace: float = SHUTDOWN_GRACE,
     linger: float = 0.0,
+    wake: asyncio.Event | None = None,
 ) -> None:
     """Process `subject` on `stream` through the shared durable consumer `durable` until stopped or cancelled.
 
@@ -83,6 +93,8 @@ async def run_pull_consumer(
     With `linger`, the loop waits that many seconds after a fetch that handed over fewer than SMALL_BATCH
     messages, so a quiet stream is taken a few messages per fetch instead of one wake-up (a fetch, a task,
     an ack) per message, each landing next to the command that wrote it; a busy stream is never waited on.
+    A handler sets `wake` when it has set off something whose answer comes back on the stream soon (a
+    computer's move): the wait ends then, and the next fetch takes the answer as soon as it is stored.
     """
     log = get_logger(consumer=durable)
     stopping = stopping if stopping is not None else asyncio.Event()
@@ -98,6 +110,7 @@ async def run_pull_consumer(
     subscription = await js.pull_subscribe(subject, durable=durable, stream=stream, config=config)
     running: dict[asyncio.Task[None], Msg] = {}
     room = asyncio.Event()
+    wake = wake if wake is not None else asyncio.Event()
 
     async def handle(msg: Msg) -> None:
         token = correlation_id.set((msg.headers or {}).get(CORRELATION_HEADER))
@@ -121,6 +134,7 @@ async def run_pull_consumer(
     async def wake_on_stop() -> None:
         await stopping.wait()
         room.set()
+        wake.set()  # a linger ends too
 
     waker = asyncio.create_task(wake_on_stop())
     try:
@@ -144,7 +158,7 @@ async def run_pull_consumer(
                 running[task] = msg
                 task.add_done_callback(finished)
             if linger and len(messages) < SMALL_BATCH:
-                await asyncio.sleep(linger)  # short: the loop notices a stop right after
+                await _linger(linger, wake)
         if running:
             log.info("consumer_stopping", in_flight=len(running))
             await asyncio.wait(set(running), timeout=grace)

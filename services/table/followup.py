@@ -7,6 +7,8 @@ nothing: JetStream redelivers the event to another replica.
 
 from __future__ import annotations
 
+import asyncio
+
 from nats.aio.msg import Msg
 
 from libs.platform.consumers import run_pull_consumer
@@ -38,13 +40,14 @@ large batch per fetch keeps the follow-up within a second of the log while comma
 FOLLOWUP_LINGER = 0.02
 """Seconds the follow-up waits after a fetch of a few events (a quiet table): the next few are then followed
 up together instead of each waking the follow-up right beside the move that wrote it, which on shared cores
-holds up that move's reply (NATS move p50 at one game 0.94 → 0.83 ms, docs/benchmarks.md). A computer's
-turn or a game's end waits at most this much longer; computers pause 0.8 s before moving anyway."""
+holds up that move's reply (NATS move p50 at one game 0.94 → 0.83 ms, docs/benchmarks.md). Asking a computer
+to move or ending a game cuts the wait short, so computers' moves and game ends are followed up at once."""
 
 
 async def follow_up_events(runtime: Runtime) -> None:
     """Worker: react to every event of every game, once, whichever replica appended it."""
     games = games_of(runtime)
+    acted = asyncio.Event()  # a computer asked to move or a game ended: their events come back at once
 
     async def handle(msg: Msg) -> None:
         if is_overtaken(games, msg):
@@ -66,13 +69,15 @@ async def follow_up_events(runtime: Runtime) -> None:
             return  # a later event's follow-up decides from the newer position
         if record.is_over:
             await games.finish(event.game_id)
+            acted.set()
             return
-        await request_computer_moves(runtime, record)
+        if await request_computer_moves(runtime, record):
+            acted.set()
         await start_clocks(runtime, record)
 
     await run_pull_consumer(runtime.js, stream=GAMES_STREAM, durable=TABLE_FOLLOWUP_DURABLE, subject=GAME_EVENTS,
                             handler=handle, concurrency=FOLLOWUP_CONCURRENCY, ack_wait=5.0,
-                            stopping=runtime.stopping, linger=FOLLOWUP_LINGER)
+                            stopping=runtime.stopping, linger=FOLLOWUP_LINGER, wake=acted)
 
 
 def is_overtaken(games: Games, msg: Msg) -> bool:
@@ -97,11 +102,13 @@ def pace_of(record: GameRecord) -> float:
     return 0.5 if platform.tempo == "schnell" else 1.0
 
 
-async def request_computer_moves(runtime: Runtime, record: GameRecord) -> None:
-    """Put a "your turn" request on the bot work queue for every computer seat with an open decision.
+async def request_computer_moves(runtime: Runtime, record: GameRecord) -> int:
+    """Put a "your turn" request on the bot work queue for every computer seat with an open decision; return
+    how many were put there.
 
     Seats that only may act (answer an offer) are asked too: their policy may choose not to act.
     """
+    requested = 0
     for pending in record.engine.pending(record.position):
         seat = pending.seat
         if not record.is_computer_seat(seat):
@@ -118,3 +125,5 @@ async def request_computer_moves(runtime: Runtime, record: GameRecord) -> None:
         )
         metrics.BOT_TURNS.inc()
         get_logger(game_id=record.game_id).debug("bot_turn_requested", seat=seat, n=record.n)
+        requested += 1
+    return requested

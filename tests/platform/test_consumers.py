@@ -29,10 +29,12 @@ class Queue:
         await self.nc.jetstream().publish(self.subject, body, stream=self.stream)
 
     def consume(self, handler: Callable[[Msg], Awaitable[None]], stopping: asyncio.Event, *,
-                grace: float = 5.0, ack_wait: float = 30.0, linger: float = 0.0) -> asyncio.Task[None]:
+                grace: float = 5.0, ack_wait: float = 30.0, linger: float = 0.0,
+                wake: asyncio.Event | None = None) -> asyncio.Task[None]:
         return asyncio.create_task(run_pull_consumer(
             self.nc.jetstream(), stream=self.stream, durable=self.durable, subject=self.subject,
-            handler=handler, concurrency=4, ack_wait=ack_wait, stopping=stopping, grace=grace, linger=linger))
+            handler=handler, concurrency=4, ack_wait=ack_wait, stopping=stopping, grace=grace, linger=linger,
+            wake=wake))
 
     async def consume_until(self, handler: Callable[[Msg], Awaitable[None]], reached: Callable[[], bool], *,
                             timeout: float = 15.0) -> None:
@@ -103,6 +105,26 @@ async def test_a_lingering_consumer_handles_a_trickle_and_a_burst_each_message_o
     stopping.set()
     await asyncio.wait_for(loop, timeout=FETCH_TIMEOUT + 5)
     assert sorted(handled) == sorted([b"single %d" % i for i in range(10)] + [b"burst %d" % i for i in range(40)])
+    assert await queue.counts() == (0, 0)
+
+
+async def test_a_handler_that_sets_off_an_answer_ends_the_linger_and_the_answer_is_handled_at_once(
+        queue: Queue) -> None:
+    handled: list[bytes] = []
+    wake = asyncio.Event()
+
+    async def handle(msg: Msg) -> None:
+        handled.append(msg.data)
+        if msg.data == b"your turn":  # as the follow-up asking a computer to move
+            wake.set()
+            asyncio.get_running_loop().call_later(0.2, lambda: asyncio.ensure_future(queue.publish(b"my move")))
+
+    stopping = asyncio.Event()
+    loop = queue.consume(handle, stopping, linger=60.0, wake=wake)  # a linger no test would wait out
+    await queue.publish(b"your turn")
+    await wait_until(lambda: asyncio.sleep(0, handled == [b"your turn", b"my move"]), timeout=20.0)
+    stopping.set()
+    await asyncio.wait_for(loop, timeout=FETCH_TIMEOUT + 5)
     assert await queue.counts() == (0, 0)
 
 
