@@ -14,12 +14,13 @@ from nats.aio.client import Client as NatsClient
 
 from libs.platform.auth import Identity, PlayerKind, issue_token
 from libs.platform.contracts.commands import StartGame, StartSeat
+from libs.platform.contracts.events import PlayerLeft
 from libs.platform.contracts.subjects import GAMES_STREAM, TABLE_PLAY, TABLE_START, game_subject
-from libs.platform.envelope import Event, EventType, verify_chain
+from libs.platform.envelope import Event, EventType, new_event, verify_chain
 from libs.platform.rpc import CommandRefused, request
 from libs.platform.settings import Settings
 from services.table.app import create_app
-from services.table.event_store import GameLog, StoredEvent
+from services.table.event_store import AppendConflict, GameLog, StoredEvent
 from services.table.games import Games
 from services.table.records import replay
 from services.table.seeds import SeedSource
@@ -157,6 +158,21 @@ async def test_a_decision_taken_on_an_old_position_is_refused_as_stale(nc: NatsC
                                        "chosen_by": "player",
                                        "move": {"source": "schale", "schale": 1, "farbe": "blau", "reihe": 1}})
     assert refused.value.status == 409 and refused.value.code == "stale"
+
+
+async def test_an_append_on_a_stale_sequence_or_a_repeated_event_is_refused_and_nothing_is_stored(
+        table: httpx.AsyncClient, nc: NatsClient) -> None:
+    game_id = await start_two_humans(nc)
+    log = GameLog(nc.jetstream())
+    [started] = await log.read(game_id)
+    left = new_event(game_id=game_id, n=2, type=EventType.PLAYER_LEFT, actor=ANNA.player_id,
+                     rules=started.event.rules, prev=started.event.hash,
+                     data=PlayerLeft(seat=0, player_id=ANNA.player_id, with_other_humans=True).to_data())
+    with pytest.raises(AppendConflict):  # written as if the log were still empty: another writer was first
+        await log.append(left, 0)
+    with pytest.raises(AppendConflict):  # the game's first event again (a retried append): stored once
+        await log.append(started.event, started.seq)
+    assert await log.read(game_id) == [started]
 
 
 async def test_the_replica_that_started_a_game_shows_it_as_every_other_replica_does(nc: NatsClient) -> None:
