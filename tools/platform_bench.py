@@ -963,10 +963,11 @@ def latest(game_ids: list[str], count: int) -> list[str]:
     return list(dict.fromkeys(reversed(game_ids)))[:count]
 
 
-async def cold_loads(bench: Bench, game_ids: list[str]) -> tuple[int, float, int]:
+async def cold_loads(bench: Bench, game_ids: list[str], prefix: str = "") -> tuple[int, dict[str, Any]]:
     """Load `game_ids` one after another through a `Games` with an empty cache, the table's own cold path (a
     snapshot checked against the log with the tail folded on, else the whole log); return the events the
-    games hold, the seconds it took and how many came from snapshots."""
+    games hold and the figures (games, events per game, how many came from snapshots, events/s, ms per game),
+    their names led by `prefix`."""
     js = bench.nc.jetstream()
     used = metrics.SNAPSHOT_LOADS.labels("used")._value.get()
     cold = Games(GameLog(js, bench.nc), SeedSource(), snapshots=Snapshots(js, bench.nc))
@@ -974,7 +975,12 @@ async def cold_loads(bench: Bench, game_ids: list[str]) -> tuple[int, float, int
     began = time.perf_counter()
     for game_id in game_ids:
         events += (await cold.load(game_id)).n
-    return events, time.perf_counter() - began, int(metrics.SNAPSHOT_LOADS.labels("used")._value.get() - used)
+    loading = time.perf_counter() - began
+    games = max(1, len(game_ids))
+    return events, {f"{prefix}games": len(game_ids), f"{prefix}events_per_game": round(events / games, 1),
+                    f"{prefix}from_snapshots": int(metrics.SNAPSHOT_LOADS.labels("used")._value.get() - used),
+                    f"{prefix}cold_events_per_s": round(events / max(loading, 1e-9)),
+                    f"{prefix}cold_ms_per_game": _ms(loading / games)}
 
 
 async def replay_scenario(bench: Bench) -> dict[str, Any]:
@@ -983,7 +989,7 @@ async def replay_scenario(bench: Bench) -> dict[str, Any]:
     await ensure_finished(bench, bench.options.replay_games)
     game_ids = latest(bench.finished, bench.options.replay_games)
     before = cpu_snapshot(bench.stack)
-    events, loading, from_snapshots = await cold_loads(bench, game_ids)
+    events, cold = await cold_loads(bench, game_ids)
     after = cpu_snapshot(bench.stack)
     log = GameLog(bench.nc.jetstream(), bench.nc)
     reading = folding = 0.0
@@ -995,10 +1001,7 @@ async def replay_scenario(bench: Bench) -> dict[str, Any]:
         reading += read - began
         folding += time.perf_counter() - read
     games = max(1, len(game_ids))
-    return {"games": len(game_ids), "events": events, "events_per_game": round(events / games, 1),
-            "from_snapshots": from_snapshots, **await cold_running_games(bench),
-            "cold_events_per_s": round(events / max(loading, 1e-9)),
-            "cold_ms_per_game": _ms(loading / games),
+    return {"events": events, **cold, **await cold_running_games(bench),
             "full_fold_events_per_s": round(events / max(reading + folding, 1e-9)),
             "full_fold_ms_per_game": _ms((reading + folding) / games),
             "read_events_per_s": round(events / max(reading, 1e-9)),
@@ -1010,13 +1013,7 @@ async def cold_running_games(bench: Bench) -> dict[str, Any]:
     """Load games the NATS scenarios left running through `cold_loads`, as a replica that takes over a game in
     play does: a snapshot up to SNAPSHOT_EVERY - 1 events back, and the tail folded on (empty without such games)."""
     game_ids = latest(bench.running, bench.options.replay_games)
-    if not game_ids:
-        return {}
-    events, loading, from_snapshots = await cold_loads(bench, game_ids)
-    return {"running_games": len(game_ids), "running_events_per_game": round(events / len(game_ids), 1),
-            "running_from_snapshots": from_snapshots,
-            "running_cold_events_per_s": round(events / max(loading, 1e-9)),
-            "running_cold_ms_per_game": _ms(loading / len(game_ids))}
+    return (await cold_loads(bench, game_ids, "running_"))[1] if game_ids else {}
 
 
 async def memory_per_cached_game(bench: Bench) -> dict[str, Any]:
