@@ -100,11 +100,12 @@ class Client(_NatsPyClient):
     async def _flush_pending(self, force_flush: bool = False) -> Any:
         """Have what is pending written: at the end of this round of the loop, or by nats-py's flusher when forced,
         when the socket is backed up or the connection is not up."""
+        if self._write_scheduled and not force_flush:
+            return None  # the scheduled callback writes this too, or hands it to the flusher
         if force_flush or not self._writes_directly():
             return await super()._flush_pending(force_flush)
-        if not self._write_scheduled:
-            self._write_scheduled = True
-            asyncio.get_running_loop().call_soon(self._write_pending)
+        self._write_scheduled = True
+        asyncio.get_running_loop().call_soon(self._write_pending)
         return None
 
     def _writes_directly(self) -> bool:
