@@ -9,6 +9,7 @@ import secrets
 import shutil
 import subprocess
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 import nats
@@ -28,6 +29,32 @@ def nats_server_binary() -> str:
     if found is None:
         raise FileNotFoundError("nats-server not found: install the project environment (make venv)")
     return found
+
+
+GO_PROCS_SHARE = 2
+"""nats-server may run Go code on one core in this many of the machine's (at least one): GOMAXPROCS."""
+
+
+def available_cpus() -> int:
+    """Return the cores this process may run on (its affinity where the system tells, else all)."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
+def server_environment(environ: Mapping[str, str], cpus: int) -> dict[str, str]:
+    """Return the environment nats-server starts with: `environ`, with GOMAXPROCS unless set there.
+
+    The development server shares the machine with every service, each a Python process. With a Go
+    scheduler thread per core (Go's default), its idle threads spin for work on every core between
+    messages, CPU the services wait for: on the 2-core bench machine nats-server took 38–40 % of a core at
+    one game and 28 % at 200; with GOMAXPROCS=1 32 % and 22–23 %, and the platform made 8 % more moves a
+    second at 200 games (docs/benchmarks.md, "nats-server's share of the cores"). An operator's own
+    GOMAXPROCS wins.
+    """
+    env = dict(environ)
+    env.setdefault("GOMAXPROCS", str(max(1, cpus // GO_PROCS_SHARE)))
+    return env
 
 
 def _write_private_json(path: Path, value: object) -> None:
@@ -98,6 +125,7 @@ class NatsServer:
             stdout=log,
             stderr=subprocess.STDOUT,
             start_new_session=True,
+            env=server_environment(os.environ, available_cpus()),
         )
         wait_for_port(self.port)
         return self

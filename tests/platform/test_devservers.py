@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import json
 import socket
 import subprocess
+import urllib.request
 from pathlib import Path
 
+import pytest
+
 from libs.devservers import PostgresServer, free_port
+from libs.devservers.nats_server import NatsServer, available_cpus, server_environment
 from libs.devservers.postgres_server import _bin_dir
 
 
@@ -31,6 +36,24 @@ def test_only_a_throwaway_postgres_skips_syncing(tmp_path: Path) -> None:
         assert _setting(server, "fsync") == "off"
     finally:
         server.stop()
+
+
+def test_nats_server_leaves_the_services_half_the_cores(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("GOMAXPROCS", raising=False)
+    server = NatsServer(tmp_path / "nats").start()
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{server.monitor_port}/varz", timeout=10) as answer:
+            varz = json.load(answer)
+    finally:
+        server.stop()
+    assert varz["gomaxprocs"] == max(1, available_cpus() // 2)
+
+
+def test_an_operators_gomaxprocs_wins_over_the_development_default() -> None:
+    environment = server_environment({"GOMAXPROCS": "4", "PATH": "/usr/bin"}, cpus=2)
+    assert environment == {"GOMAXPROCS": "4", "PATH": "/usr/bin"}
+    assert server_environment({}, cpus=1)["GOMAXPROCS"] == "1"
+    assert server_environment({}, cpus=8)["GOMAXPROCS"] == "4"
 
 
 def _port_in_time_wait() -> int:
