@@ -9,7 +9,7 @@ import asyncio
 import uuid
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import httpx
@@ -30,6 +30,7 @@ from libs.platform.contracts.subjects import (
     game_subject,
 )
 from libs.platform.database import create_engine
+from libs.platform.envelope import EventType
 from libs.platform.nats_permissions import ARCHIVE_USER
 from libs.platform.rpc import CommandRefused, request
 from libs.platform.settings import Settings
@@ -37,7 +38,7 @@ from services.bot.app import create_app as create_bot_app
 from services.ledger.workers import started_loader
 from services.table import metrics
 from services.table.app import create_app
-from services.table.archive import archived_events
+from services.table.archive import archived_events, store_events
 from services.table.event_store import GameLog
 from tests.clocks import ShiftedClock
 from tests.conftest import TEST_AUTH_SECRET, Infrastructure, running_app
@@ -164,6 +165,28 @@ async def test_every_event_is_archived_exactly_once_even_when_the_consumer_redel
     assert redelivered >= sum(len(played.logs[game_id]) for game_id in games)
     for game_id in games:
         assert [n for n, _, _ in await archive_rows(engine, game_id)] == list(range(1, len(played.logs[game_id]) + 1))
+
+
+async def test_a_batch_stored_late_or_again_keeps_each_event_as_first_stored_and_the_games_row_grows(
+        engine: AsyncEngine) -> None:
+    game_id = uuid.uuid4().hex
+    began = datetime(2026, 12, 2, 8, 0, tzinfo=UTC)
+
+    def row(n: int, event_type: str, body: str = "") -> dict[str, Any]:
+        return {"game_id": game_id, "n": n, "stream_seq": 9_000_000 + n, "type": event_type,
+                "at": began + timedelta(seconds=n), "body": body or f'{{"n":{n}}}', "rules": "speedmosaik/1"}
+
+    await store_events(engine, [row(3, EventType.MOVE_MADE), row(4, EventType.GAME_ENDED)])
+    # The earlier events arrive after the later ones, and event 3 again with other bytes (which never happens
+    # on a hash-chained log, so the first stored bytes must win whatever comes).
+    await store_events(engine, [row(1, EventType.GAME_STARTED), row(2, EventType.MOVE_MADE),
+                                row(3, EventType.MOVE_MADE, body='{"n":"other"}')])
+    assert await archive_rows(engine, game_id) == [(n, 9_000_000 + n, f'{{"n":{n}}}') for n in range(1, 5)]
+    async with engine.connect() as connection:
+        game = (await connection.execute(text(
+            'SELECT rules, started_at, ended_at, last_n FROM "table".archived_games WHERE game_id = :id'),
+            {"id": game_id})).one()
+    assert tuple(game) == ("speedmosaik/1", began + timedelta(seconds=1), began + timedelta(seconds=4), 4)
 
 
 async def test_a_purged_game_answers_as_before_and_a_running_game_stays(
