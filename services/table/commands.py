@@ -41,9 +41,10 @@ async def serve_commands(runtime: Runtime) -> None:
 
     async def move(command: MakeMove, *, human: bool = False) -> MoveMadeReply:
         await _check_nats_mover(games, command, human=human)
-        record = await games.move(command.game_id, command.seat, command.move, actor=command.actor or "system",
-                                  chosen_by=command.chosen_by or "bot", expected_n=command.expected_n)
-        return MoveMadeReply(game_id=record.game_id, n=record.n)
+        # Only the event's number is answered: the move is folded on after the answer is written.
+        n = await games.play(command.game_id, command.seat, command.move, actor=command.actor or "system",
+                             chosen_by=command.chosen_by or "bot", expected_n=command.expected_n)
+        return MoveMadeReply(game_id=command.game_id, n=n)
 
     async def play(command: MakeMove) -> MoveMadeReply:
         # This subject carries humans' moves only; the actor must be the seat's player (`_mover_refusal`),

@@ -7,6 +7,7 @@ import re
 import time
 import uuid
 from collections import OrderedDict
+from dataclasses import dataclass
 from typing import Any
 
 import msgspec
@@ -64,6 +65,27 @@ CHOSEN_FOR_DEPARTED = frozenset({"departed", "timeout"})
 out on a decision the human had begun (its deadline was set before they left)."""
 
 
+@dataclass(frozen=True)
+class Appended:
+    """An event just stored after `before`, not yet folded on (`applied`: the move's step, already computed)."""
+
+    before: GameRecord
+    stored: StoredEvent
+    applied: Step | None = None
+
+    @property
+    def game_id(self) -> str:
+        return self.before.game_id
+
+    @property
+    def n(self) -> int:
+        return self.stored.event.n
+
+    def fold(self) -> GameRecord:
+        """The game with the event folded on (CorruptLog if it does not fold on)."""
+        return self.before.fold(self.stored, self.applied)
+
+
 class Games:
     """Runs games on top of their logs; any number of replicas may do so for the same game at once.
 
@@ -79,6 +101,7 @@ class Games:
         self._snapshots = snapshots or NoSnapshots()
         self._seeds = seeds
         self._cache: OrderedDict[str, GameRecord] = OrderedDict()
+        self._unfolded: dict[str, Appended] = {}  # appended and answered, folded on at the next loop rounds
         self._locks: dict[str, asyncio.Lock] = {}
         self._cache_size = cache_size
 
@@ -91,7 +114,7 @@ class Games:
 
     def cached(self, game_id: str) -> GameRecord | None:
         """Return the cached record of a game, if this replica holds one (it may be behind the log)."""
-        return self._cache.get(game_id)
+        return self._current(game_id)
 
     async def at_event(self, event: Event, seq: int) -> GameRecord:
         """Return the game at least as far as `event` (stored at stream sequence `seq`).
@@ -102,7 +125,7 @@ class Games:
         """
         _check_id(event.game_id)
         async with self._lock(event.game_id):
-            record = self._cache.get(event.game_id)
+            record = self._current(event.game_id)
             if record is not None and record.n >= event.n:
                 return record
             if record is not None and record.n == event.n - 1:
@@ -117,7 +140,7 @@ class Games:
     async def seated(self, game_id: str) -> GameRecord:
         """Return a record of the game good for who sits where (cached if known: seats never change)."""
         _check_id(game_id)
-        record = self._cache.get(game_id)
+        record = self._current(game_id)
         return record if record is not None else await self.load(game_id)
 
     async def events(self, game_id: str) -> list[StoredEvent]:
@@ -187,13 +210,30 @@ class Games:
         With `expected_n`, the move is only made if the log still ends at event `expected_n` (so a
         decision taken on an older position is refused instead of applied to a newer one).
         """
+        appended = await self._append_move(game_id, seat, move, actor=actor, chosen_by=chosen_by,
+                                           expected_n=expected_n)
+        return self._fold_now(appended)
+
+    async def play(self, game_id: str, seat: int, move: Any, *, actor: str, chosen_by: str = "player",
+                   expected_n: int | None = None) -> int:
+        """`move`, for a caller that needs only the number of the move's event: return it as soon as the event
+        is in the log, and fold the move on right after the answer is written (`_fold_after_reply`)."""
+        appended = await self._append_move(game_id, seat, move, actor=actor, chosen_by=chosen_by,
+                                           expected_n=expected_n)
+        self._fold_after_reply(appended)
+        return appended.n
+
+    async def _append_move(self, game_id: str, seat: int, move: Any, *, actor: str, chosen_by: str,
+                           expected_n: int | None) -> Appended:
+        """Validate `move` for `seat` and append it to the log (`move` says how); return it, not yet folded on
+        (`_unfolded` holds it, so whoever reads the game next folds it on first)."""
         _check_id(game_id)
         if chosen_by not in CHOSEN_BY:
             raise CommandRefused(422, "Unbekannte Herkunft des Zuges.", "malformed")
         if not isinstance(move, dict):
             raise CommandRefused(422, "Ein Zug muss ein JSON-Objekt sein.", "malformed")
         async with self._lock(game_id):
-            record = self._cache.get(game_id)
+            record = self._current(game_id)
             is_fresh = record is None
             if record is None:
                 record = await self._refresh(game_id)
@@ -212,13 +252,14 @@ class Games:
                     metrics.MOVES_REFUSED.labels(error.code).inc()
                     raise
                 data = _sealed_move_data(record, seat, move, chosen_by, applied)
-                after = await self._append_next(record, EventType.MOVE_MADE, actor, data, applied)
-                if after is None:
+                appended = await self._append_event(record, EventType.MOVE_MADE, actor, data, applied)
+                if appended is None:
                     metrics.APPEND_CONFLICTS.inc()
                     record, is_fresh = await self._refresh(game_id), True
                     continue
-                metrics.MOVES.labels(after.module.game, chosen_by).inc()
-                return after
+                metrics.MOVES.labels(record.module.game, chosen_by).inc()
+                self._unfolded[game_id] = appended
+                return appended
         raise CommandRefused(409, "Die Partie ist gerade sehr umkämpft; bitte erneut versuchen.", "busy")
 
     async def leave(self, game_id: str, seat: int, player_id: str) -> GameRecord:
@@ -269,6 +310,16 @@ class Games:
                            applied: Step | None = None) -> GameRecord | None:
         """Append the event after `record` and return the game with it folded on (`applied`: the move's
         step, already computed); None if another writer appended first (the caller decides again)."""
+        appended = await self._append_event(record, event_type, actor, data, applied)
+        if appended is None:
+            return None
+        after = appended.fold()
+        self._remember(after)
+        return after
+
+    async def _append_event(self, record: GameRecord, event_type: str, actor: str, data: dict[str, Any],
+                            applied: Step | None = None) -> Appended | None:
+        """Append the event after `record` and return it as stored; None if another writer appended first."""
         event = new_event(game_id=record.game_id, n=record.n + 1, type=event_type, actor=actor,
                           rules=record.module.rules_id, prev=record.last_hash, data=data)
         try:
@@ -277,9 +328,7 @@ class Games:
             return None
         if event_type == EventType.GAME_ENDED:
             event = _as_stored(event)  # its outcome is kept whole in the record (a move's effects are packed)
-        after = record.fold(StoredEvent(seq=seq, event=event), applied)
-        self._remember(after)
-        return after
+        return Appended(before=record, stored=StoredEvent(seq=seq, event=event), applied=applied)
 
     async def _append(self, event: Event, expected_last_seq: int) -> int:
         started = time.perf_counter()
@@ -290,7 +339,7 @@ class Games:
 
     async def _refresh(self, game_id: str) -> GameRecord:
         """Catch the cached record up with the log (or rebuild it); 404 when the game has no log."""
-        record = self._cache.get(game_id)
+        record = self._current(game_id)
         if record is None:
             started = time.perf_counter()
             record = await self._thaw(game_id)
@@ -345,12 +394,46 @@ class Games:
         metrics.SNAPSHOT_LOADS.labels("used").inc()
         return record
 
+    def _current(self, game_id: str) -> GameRecord | None:
+        """The game's cached record (None if not cached), with a move appended and answered folded on first."""
+        if game_id in self._unfolded:
+            self._fold_unfolded(game_id)
+        return self._cache.get(game_id)
+
+    def _fold_now(self, appended: Appended) -> GameRecord:
+        """Fold `appended` on (raising what folding raises) and return the game after it."""
+        self._unfolded.pop(appended.game_id, None)
+        after = appended.fold()
+        self._remember(after)
+        return after
+
+    def _fold_after_reply(self, appended: Appended) -> None:
+        """Fold `appended` on two rounds of the loop from now: the next round writes the reply that reports it
+        (libs/platform/nats_client.py writes what a round published in the round after it), so the fold
+        follows the answer instead of delaying it. Whoever reads the game before then folds it on first."""
+        loop = asyncio.get_running_loop()
+        loop.call_soon(loop.call_soon, self._fold_unfolded, appended.game_id)
+
+    def _fold_unfolded(self, game_id: str) -> None:
+        """Fold on the game's appended move, if it is still waiting and the cache still holds the game before it."""
+        appended = self._unfolded.pop(game_id, None)
+        if appended is None or self._cache.get(game_id) is not appended.before:
+            return  # folded already, or the game left the cache: a later read folds the log on
+        try:
+            self._remember(appended.fold())
+        except CorruptLog:
+            # Our own event does not fold on (a rule module's bug): forget the game, so that the next read
+            # rebuilds it from the log and reports the corruption there.
+            get_logger(game_id=game_id).error("own_move_not_folded", n=appended.n)
+            self._cache.pop(game_id, None)
+
     def _remember(self, record: GameRecord) -> None:
         self._cache[record.game_id] = record
         self._cache.move_to_end(record.game_id)
         while len(self._cache) > self._cache_size:
             evicted, _ = self._cache.popitem(last=False)
             self._locks.pop(evicted, None)
+            self._unfolded.pop(evicted, None)
         metrics.CACHED_GAMES.set(len(self._cache))
 
     def _lock(self, game_id: str) -> asyncio.Lock:

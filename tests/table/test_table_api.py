@@ -187,6 +187,24 @@ async def test_the_replica_that_started_a_game_shows_it_as_every_other_replica_d
         assert msgspec.json.encode(game_view(started, seat)) == msgspec.json.encode(game_view(read, seat))
 
 
+async def test_a_move_answered_before_it_is_folded_on_is_in_every_later_read_of_the_replica(
+        table: httpx.AsyncClient, nc: NatsClient) -> None:
+    replica, other = (Games(GameLog(nc.jetstream()), FixedSeeds()) for _ in range(2))
+    game_id = await start_two_humans(nc)
+    record = await replica.load(game_id)
+    assert await replica.play(game_id, 0, record.module.legal_moves(record.state, 0)[0], actor=ANNA.player_id) == 2
+    # Read at once, before the loop's turn to fold the move on: the read folds it on itself.
+    cached = replica.cached(game_id)
+    assert cached is not None and cached.n == 2
+    assert msgspec.json.encode(game_view(cached, 1)) == msgspec.json.encode(game_view(await other.load(game_id), 1))
+    # The next move, with no read in between, goes on from the folded move; so does the log.
+    assert await replica.play(game_id, 1, cached.module.legal_moves(cached.state, 1)[0], actor=BERT.player_id) == 3
+    assert (await replica.load(game_id)).n == 3
+    events = await stored_events(nc, game_id)
+    assert [event.n for event in events] == [1, 2, 3]
+    verify_chain(events)
+
+
 async def test_two_replicas_racing_on_one_game_never_both_append(settings: Settings, nc: NatsClient) -> None:
     # Two independent Games (two replicas' caches) over the same log, each warmed up with the game.
     replica_a, replica_b = (Games(GameLog(nc.jetstream()), FixedSeeds()) for _ in range(2))
