@@ -48,9 +48,9 @@ def server_environment(environ: Mapping[str, str], cpus: int) -> dict[str, str]:
     The development server shares the machine with every service, each a Python process. With a Go
     scheduler thread per core (Go's default), its idle threads spin for work on every core between
     messages, CPU the services wait for: on the 2-core bench machine nats-server took 38–40 % of a core at
-    one game and 28 % at 200; with GOMAXPROCS=1 32 % and 22–23 %, and the platform made 8 % more moves a
-    second at 200 games (docs/benchmarks.md, "nats-server's share of the cores"). An operator's own
-    GOMAXPROCS wins.
+    one game and 28 % at 200; with GOMAXPROCS=1 29–32 % and 22–23 %, and the platform made 14 % more moves a
+    second at 200 games over NATS and 12 % more over HTTP (docs/benchmarks.md, "nats-server on half the
+    cores"). An operator's own GOMAXPROCS wins.
     """
     env = dict(environ)
     env.setdefault("GOMAXPROCS", str(max(1, cpus // GO_PROCS_SHARE)))
