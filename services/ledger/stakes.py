@@ -311,6 +311,10 @@ async def settle_pot(session: AsyncSession, ended: Event, pot: Booking) -> Booki
 
 async def settle_game(session: AsyncSession, ended: Event, load_started: StartedLoader) -> Booking | None:
     """Pay out the pot of a finished game once; collects it first if its `GameStarted` was not seen yet."""
+    # Most games are played without stake: their start, from the log, says so before any query is made.
+    started = await load_started(ended.game_id)
+    if started is not None and stake_of(GameStarted.of(started)) is None:
+        return None
     existing = await find_booking(session, payout_key(ended.game_id))
     if existing is not None:
         return replace(existing, is_duplicate=True)
@@ -318,7 +322,6 @@ async def settle_game(session: AsyncSession, ended: Event, load_started: Started
     if pot is None:
         # GameStarted may still wait for redelivery; collecting now records the pot under its key,
         # so the late GameStarted then finds it instead of collecting the table's next holds.
-        started = await load_started(ended.game_id)
         if started is None:
             return None
         pot = await collect_pot(session, started)

@@ -311,6 +311,23 @@ async def test_guests_never_pay_and_cannot_win_the_pot(
     assert [await balance_of(sessions, f"wallet:{player}") for player in (anna, bert)] == [75, 125]
 
 
+async def test_a_game_without_stake_books_nothing_and_leaves_the_tables_holds_alone(
+        ledger: httpx.AsyncClient, nc: NatsClient, settings: Settings, sessions: Sessions,
+        funded_wallet: FundedWallet) -> None:
+    anna = await funded_wallet(100)
+    table_id = new_table_id()
+    await hold(nc, table_id, anna, 30)  # held for a staked game the table has yet to start
+    game = GameLog(nc, table_id, [human(anna), computer(1)], stake=0)
+
+    await game.start()
+    await game.end([1, 2])
+    await ledger_has_read_every_game_event(nc)
+
+    assert await balance_of(sessions, hold_account(table_id, anna)) == 30
+    assert await balance_of(sessions, pot_account(game.game_id)) == 0
+    assert [amount for _, amount in await memos(ledger, settings, anna)] == [-30, 100]  # the hold; the funding
+
+
 async def test_redelivered_game_events_collect_and_pay_once(
         ledger: httpx.AsyncClient, nc: NatsClient, settings: Settings, sessions: Sessions,
         funded_wallet: FundedWallet) -> None:
