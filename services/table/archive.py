@@ -205,37 +205,29 @@ def _rows_of(messages: Sequence[Msg]) -> tuple[list[dict[str, Any]], list[Msg]]:
 # A batch is copied (COPY, binary) into two temporary tables of the session and moved from there with one
 # INSERT ... SELECT each: the same conflict handling as row-by-row inserts, at a fraction of the cost. A
 # parameter list (executemany) made psycopg send each row with its own socket write and wait, ~2,800 system
-# calls a second at 200 games (docs/benchmarks.md, "The archive's batch as one COPY").
+# calls a second at 200 games (docs/benchmarks.md, "the archive's `COPY`").
 _SCRATCH = MetaData()
-_INCOMING_EVENTS = Table(
-    "archive_incoming_events", _SCRATCH,
-    *(Column(column.name, column.type) for column in _EVENTS.c),
-    prefixes=["TEMPORARY"], postgresql_on_commit="DELETE ROWS")
-_INCOMING_GAMES = Table(
-    "archive_incoming_games", _SCRATCH,
-    *(Column(column.name, column.type) for column in _GAMES.c if column.name != "purged_at"),
-    prefixes=["TEMPORARY"], postgresql_on_commit="DELETE ROWS")
-_EVENT_COLUMNS = tuple(column.name for column in _INCOMING_EVENTS.c)
-_GAME_COLUMNS = tuple(column.name for column in _INCOMING_GAMES.c)
 _PG_TYPES = {Text: "text", Integer: "int4", BigInteger: "int8", DateTime: "timestamptz"}
+"""The name a binary COPY gives each column type of the archive's tables."""
 
 
-def _copy_types(table: Table) -> list[str]:
-    """The PostgreSQL type of each column, as a binary COPY must name them."""
-    return [_PG_TYPES[type(column.type)] for column in table.c]
+def _incoming(table: Table, *leave_out: str) -> Table:
+    """A temporary table of the session with `table`'s columns (but `leave_out`), emptied at every commit."""
+    return Table(f"archive_incoming_{table.name}", _SCRATCH,
+                 *(Column(column.name, column.type) for column in table.c if column.name not in leave_out),
+                 prefixes=["TEMPORARY"], postgresql_on_commit="DELETE ROWS")
 
 
+_INCOMING_EVENTS = _incoming(_EVENTS)
+_INCOMING_GAMES = _incoming(_GAMES, "purged_at")
 _CREATE_INCOMING = [CreateTable(table, if_not_exists=True) for table in (_INCOMING_EVENTS, _INCOMING_GAMES)]
-_COPY_EVENTS = f"COPY {_INCOMING_EVENTS.name} ({', '.join(_EVENT_COLUMNS)}) FROM STDIN (FORMAT BINARY)"
-_COPY_GAMES = f"COPY {_INCOMING_GAMES.name} ({', '.join(_GAME_COLUMNS)}) FROM STDIN (FORMAT BINARY)"
-_EVENT_TYPES = _copy_types(_INCOMING_EVENTS)
-_GAME_TYPES = _copy_types(_INCOMING_GAMES)
 # Rows in (game, number) order, so concurrent batches lock them in the same order.
 _STORE_EVENTS = insert(_EVENTS).from_select(
-    list(_EVENT_COLUMNS), select(*_INCOMING_EVENTS.c).order_by(_INCOMING_EVENTS.c.game_id, _INCOMING_EVENTS.c.n),
+    list(_INCOMING_EVENTS.c.keys()),
+    select(*_INCOMING_EVENTS.c).order_by(_INCOMING_EVENTS.c.game_id, _INCOMING_EVENTS.c.n),
 ).on_conflict_do_nothing(index_elements=[_EVENTS.c.game_id, _EVENTS.c.n])
 _GAME_ROWS = insert(_GAMES).from_select(
-    list(_GAME_COLUMNS), select(*_INCOMING_GAMES.c).order_by(_INCOMING_GAMES.c.game_id))
+    list(_INCOMING_GAMES.c.keys()), select(*_INCOMING_GAMES.c).order_by(_INCOMING_GAMES.c.game_id))
 _STORE_GAMES = _GAME_ROWS.on_conflict_do_update(index_elements=[_GAMES.c.game_id], set_={
     "started_at": func.least(_GAMES.c.started_at, _GAME_ROWS.excluded.started_at),
     "ended_at": func.coalesce(_GAMES.c.ended_at, _GAME_ROWS.excluded.ended_at),
@@ -263,17 +255,17 @@ async def store_events(engine: AsyncEngine, rows: list[dict[str, Any]]) -> None:
         if driver is None:
             raise RuntimeError("the archive's database connection is closed")
         async with driver.cursor() as cursor:
-            await _copy(cursor, _COPY_EVENTS, _EVENT_TYPES, _EVENT_COLUMNS, rows)
-            await _copy(cursor, _COPY_GAMES, _GAME_TYPES, _GAME_COLUMNS, games.values())
+            await _copy(cursor, _INCOMING_EVENTS, rows)
+            await _copy(cursor, _INCOMING_GAMES, games.values())
         await connection.execute(_STORE_EVENTS)
         await connection.execute(_STORE_GAMES)
 
 
-async def _copy(cursor: Any, statement: str, types: list[str], columns: tuple[str, ...],
-                rows: Iterable[dict[str, Any]]) -> None:
-    """Copy `rows` (their `columns`, of PostgreSQL `types`) with one binary COPY `statement`."""
-    async with cursor.copy(statement) as copy:
-        copy.set_types(types)
+async def _copy(cursor: Any, table: Table, rows: Iterable[dict[str, Any]]) -> None:
+    """Copy `rows` (dicts holding at least `table`'s columns) into `table` with one binary COPY."""
+    columns = table.c.keys()
+    async with cursor.copy(f"COPY {table.name} ({', '.join(columns)}) FROM STDIN (FORMAT BINARY)") as copy:
+        copy.set_types([_PG_TYPES[type(column.type)] for column in table.c])
         for row in rows:
             await copy.write_row(tuple(row[column] for column in columns))
 
