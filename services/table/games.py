@@ -225,8 +225,7 @@ class Games:
 
     async def _append_move(self, game_id: str, seat: int, move: Any, *, actor: str, chosen_by: str,
                            expected_n: int | None) -> Appended:
-        """Validate `move` for `seat` and append it to the log (`move` says how); return it, not yet folded on
-        (`_unfolded` holds it, so whoever reads the game next folds it on first)."""
+        """Validate `move` for `seat` and append it to the log (`move` says how); return it, not yet folded on."""
         _check_id(game_id)
         if chosen_by not in CHOSEN_BY:
             raise CommandRefused(422, "Unbekannte Herkunft des Zuges.", "malformed")
@@ -258,7 +257,6 @@ class Games:
                     record, is_fresh = await self._refresh(game_id), True
                     continue
                 metrics.MOVES.labels(record.module.game, chosen_by).inc()
-                self._unfolded[game_id] = appended
                 return appended
         raise CommandRefused(409, "Die Partie ist gerade sehr umkämpft; bitte erneut versuchen.", "busy")
 
@@ -311,11 +309,7 @@ class Games:
         """Append the event after `record` and return the game with it folded on (`applied`: the move's
         step, already computed); None if another writer appended first (the caller decides again)."""
         appended = await self._append_event(record, event_type, actor, data, applied)
-        if appended is None:
-            return None
-        after = appended.fold()
-        self._remember(after)
-        return after
+        return None if appended is None else self._fold_now(appended)
 
     async def _append_event(self, record: GameRecord, event_type: str, actor: str, data: dict[str, Any],
                             applied: Step | None = None) -> Appended | None:
@@ -402,7 +396,6 @@ class Games:
 
     def _fold_now(self, appended: Appended) -> GameRecord:
         """Fold `appended` on (raising what folding raises) and return the game after it."""
-        self._unfolded.pop(appended.game_id, None)
         after = appended.fold()
         self._remember(after)
         return after
@@ -411,6 +404,7 @@ class Games:
         """Fold `appended` on two rounds of the loop from now: the next round writes the reply that reports it
         (libs/platform/nats_client.py writes what a round published in the round after it), so the fold
         follows the answer instead of delaying it. Whoever reads the game before then folds it on first."""
+        self._unfolded[appended.game_id] = appended
         loop = asyncio.get_running_loop()
         loop.call_soon(loop.call_soon, self._fold_unfolded, appended.game_id)
 
