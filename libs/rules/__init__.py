@@ -15,17 +15,20 @@ from libs.rules.speedkoi import MODULE as SPEEDKOI
 from libs.rules.speedmosaik import MODULE as SPEEDMOSAIK
 from libs.rules.speednova import MODULE as SPEEDNOVA
 from libs.rules.speedspore import MODULE as SPEEDSPORE
+from libs.rules.speedspore import MODULE_V1 as SPEEDSPORE_V1
 
 registry.register(SPEEDMOSAIK)
 registry.register(SPEEDKOI)
 registry.register(SPEEDNOVA)
 registry.register(SPEEDSPORE)
+registry.register(SPEEDSPORE_V1)  # older logs replay with the version they name (docs/audit.md, "Rule versions")
 
 __all__ = [
     "SPEEDKOI",
     "SPEEDMOSAIK",
     "SPEEDNOVA",
     "SPEEDSPORE",
+    "SPEEDSPORE_V1",
     "ComputationLine",
     "ConfigError",
     "IllegalMove",

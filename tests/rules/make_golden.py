@@ -22,9 +22,11 @@ GOLDEN_SEATS = 3
 
 
 def golden_name(module: RuleModule, config: Json) -> str:
-    """Return the golden file name: ``<game>_<workshop>.json``, plus ``_<key>-<value>`` per non-default."""
+    """Return the golden file name: ``<game>_<workshop>.json``, plus ``_<key>-<value>`` per non-default; from
+    rules version 2 on the version follows the game (``speedspore_v2_insel-einsteiger.json``), so each version
+    keeps its own files (version 1's names stay as they always were)."""
     defaults = configs_of(module)[0]
-    parts = [module.game]
+    parts = [module.game] if module.version == 1 else [module.game, f"v{module.version}"]
     if "workshop" in config:
         parts.append(str(config["workshop"]))
     parts += [f"{key}-{value}" for key, value in config.items() if key != "workshop" and defaults.get(key) != value]

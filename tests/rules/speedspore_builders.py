@@ -1,5 +1,5 @@
 """Builders for Speedspore rule tests: a game set up from a seed (Einsteiger island), then laid out as a test
-needs it, and positions through the registered Engine (``speedspore@1``).
+needs it, and positions through the registered Engine of the latest version (``speedspore@2``).
 
 Einsteiger fields (id: kind number): 0 Ruine 10, 1 Stadion 2, 2 Park 9, 3 Klärwerk 12, 4 Deponie 6,
 5 Stadion 4, 6 Deponie 10, 7 Klärwerk 9, 8 Park 11, 9 Autobahnkreuz, 10 Park 3, 11 Ruine 8, 12 Park 8,
@@ -12,7 +12,7 @@ import itertools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import libs.rules  # noqa: F401  (registers speedspore@1)
+import libs.rules  # noqa: F401  (registers speedspore@1 and @2)
 from libs.rules import registry
 from libs.rules.engine import Engine, Position
 from libs.rules.evolve import evolve
@@ -22,7 +22,7 @@ from libs.rules.speedspore.material import CARD_INDEX, KIND_COUNT, SUPPLY_PER_KI
 from libs.rules.speedspore.setup import new_game
 from libs.rules.speedspore.state import HAUPT, SporeState
 
-ENGINE: Engine = registry.engine("speedspore@1")
+ENGINE: Engine = registry.engine(registry.latest("speedspore").rules_id)
 CONFIG = {"siegpunkte": 10, "wuerfel": "zufall", "insel": "einsteiger"}
 NOTHING = (0, 0, 0, 0, 0)
 
@@ -58,7 +58,7 @@ def board(seats: int = 3, *, buildings: Mapping[int, tuple[int, int]] | None = N
     ``hands``: seat → resources (taken from the supply); ``cards``: seat → mutation card keys (taken out of
     the deck). Pieces, trails and the Geflecht holder follow the board; ``changes`` override anything.
     """
-    state = new_game({**CONFIG, **(config or {})}, seats, seed)
+    state = new_game({**CONFIG, **(config or {})}, seats, seed, ENGINE.module.version)
     owners, levels, edges = list(state.corner_owner), list(state.corner_level), list(state.edge_owner)
     pieces = [[0, 0, 0] for _ in range(seats)]
     for corner, (seat, level) in (buildings or {}).items():

@@ -11,7 +11,7 @@ from libs.rules.engine import UNDO_MOVE, visible_effects
 from libs.rules.evolve import evolve
 from libs.rules.rng import SeededRng
 from libs.rules.speedspore import building, rules, scoring
-from libs.rules.speedspore.board import CORNER_FIELDS, EDGE_CORNERS, FIELD_CORNERS, GULLY_CORNERS, edge_between
+from libs.rules.speedspore.board import CORNER_FIELDS, EDGE_CORNERS, FIELD_CORNERS, edge_between, gully_frame
 from libs.rules.speedspore.material import (
     ANY,
     DESERT,
@@ -377,21 +377,22 @@ def test_5_groesste_sporenwolke_first_to_three_more_takes_tie_keeps() -> None:
 
 
 def test_6_supply_rates_4_3_2_only_through_own_connected_gullys() -> None:
-    assert GULLY_CORNERS[0] == (1, 5) and GULLY_CORNERS[1] == (6, 10)
     plain = board(buildings={9: (0, 1)}, hands={0: hand(humus=4)})
+    corners = gully_frame(plain.gully_edges).corners  # Einsteiger, speedspore@2: the published beginner gullys
+    assert corners[0] == (1, 5) and corners[1] == (10, 15) and corners[8] == (0, 3)
     assert building.rates(plain, 0) == (4, 4, 4, 4, 4)
     pos = play(position(plain), 0, {"vorrat": {"gib": "humus", "nimm": "moos"}})
     assert pos.state.hands[0] == hand(moos=1)
     short = board(buildings={9: (0, 1)}, hands={0: hand(humus=3)})
     refused = assert_refused_without_change(ENGINE, short, 0, {"vorrat": {"gib": "humus", "nimm": "moos"}})
     assert "4 Humus" in refused.reason
-    three = board(buildings={5: (0, 1), 10: (1, 1)}, hands={0: hand(humus=3)})  # gully 0 (3:1) is seat 0's
-    assert building.rates(three, 0) == (3, 3, 3, 3, 3) and building.rates(three, 1) == (4, 4, 2, 4, 4)
+    three = board(buildings={3: (0, 1), 10: (1, 1)}, hands={0: hand(humus=3)})  # gully 8 (3:1) is seat 0's
+    assert building.rates(three, 0) == (3, 3, 3, 3, 3) and building.rates(three, 1) == (4, 4, 4, 4, 2)
     assert play(position(three), 0, {"vorrat": {"gib": "humus", "nimm": "moos"}}).state.hands[0] == hand(moos=1)
-    moss = board(buildings={10: (0, 1)}, hands={0: hand(moos=2)})  # gully 1: Moos 2:1
-    assert play(position(moss), 0, {"vorrat": {"gib": "moos", "nimm": "humus"}}).state.hands[0] == hand(humus=1)
-    foreign = board(buildings={10: (1, 1)}, hands={0: hand(moos=2)})  # not connected: 4:1
-    assert_refused_without_change(ENGINE, foreign, 0, {"vorrat": {"gib": "moos", "nimm": "humus"}})
+    rain = board(buildings={5: (0, 1)}, hands={0: hand(regenwasser=2)})  # gully 0: Regenwasser 2:1
+    assert play(position(rain), 0, {"vorrat": {"gib": "regenwasser", "nimm": "humus"}}).state.hands[0] == hand(humus=1)
+    foreign = board(buildings={5: (1, 1)}, hands={0: hand(regenwasser=2)})  # not connected: 4:1
+    assert_refused_without_change(ENGINE, foreign, 0, {"vorrat": {"gib": "regenwasser", "nimm": "humus"}})
 
 
 OFFER = {"angebot": {"gib": {"totholz": 1}, "nimm": {"moos": 1}}}

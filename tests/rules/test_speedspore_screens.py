@@ -105,8 +105,8 @@ def test_build_with_the_listed_trade_plan_is_legal_and_applies_it() -> None:
 
 
 def test_trade_plan_uses_own_gully_rates_and_is_cheapest() -> None:
-    # corner 10 touches the Moos 2:1 gully of the Einsteiger island, corner 1 a 3:1 gully
-    state = board(buildings={10: (0, 1), 1: (0, 1)}, hands=(hand(0, 0, 5, 0, 4), NOTHING, NOTHING))
+    # corner 42 touches the Moos 2:1 gully of the Einsteiger island, corner 0 a 3:1 gully
+    state = board(buildings={42: (0, 1), 0: (0, 1)}, hands=(hand(0, 0, 5, 0, 4), NOTHING, NOTHING))
     assert rates(state, 0) == (3, 3, 2, 3, 3)
     plan = whatgoes.trade_plan(state, 0, "faden")
     assert plan == ((MOOS, TOTHOLZ), (MOOS, HUMUS))
@@ -204,9 +204,9 @@ def test_phase_gullys_pieces_deck_and_offer() -> None:
     state = board(buildings={10: (1, 1)}, threads={CORNER_EDGES[10][0]: 1})
     assert status.phase_json(state)["text"]["text"] == "Zug 1: Platz 1 handelt und baut."
     assert status.phase_json(evolve(state, phase=WURF))["text"]["text"] == "Zug 1: Platz 1 würfelt."
-    gully = status.gullys_json(state)[1]
-    assert gully["kurs"] == "2:1" and gully["rohstoff"] == "moos" and gully["angeschlossen"] == [1]
-    assert gully["text"]["text"] == "Gully: Moos 2:1 – angeschlossen: Platz 2"
+    gully = status.gullys_json(state)[1]  # Einsteiger, speedspore@2: corners 10 and 15
+    assert gully["kurs"] == "2:1" and gully["rohstoff"] == "mineralien" and gully["angeschlossen"] == [1]
+    assert gully["text"]["text"] == "Gully: Mineralien 2:1 – angeschlossen: Platz 2"
     rest = status.pieces_json(state)[1]
     assert (rest["faeden"], rest["fruchtkoerper"], rest["tuerme"]) == (14, 4, 4)
     assert status.deck_json(state)["anzahl"] == 25

@@ -7,9 +7,11 @@ Canonical order (docs/rules/speedspore.md, "Brett"):
 - Corners are the hex vertices, numbered by their position from the top down, left to right within a
   height (ids 0–53).
 - Edges join two corners of one field, numbered by (smaller corner id, larger corner id) (ids 0–71).
-- The 30 coast edges (edges of only one field) are counted clockwise from the top; the nine gullys stand on
-  coast edges 0, 3, 6, 10, 13, 16, 20, 23, 26 (gaps 3, 3, 4 as on the published frame). A gully serves
-  the two corners of its edge.
+- The 30 coast edges (edges of only one field) are counted clockwise from the top (coast edge 0 joins corners
+  1 and 5). A gully serves the two corners of its coast edge. Where the nine gullys stand depends on the rules
+  version (``GULLY_COAST_INDICES``): since ``speedspore@2`` on the published frame, coast edges 0, 4, 7, 10,
+  14, 17, 20, 24, 27 (the frame's 18 sea hexes alternate gully and open sea, so no two gullys are
+  neighbours); ``speedspore@1`` used coast edges 0, 3, 6, 10, 13, 16, 20, 23, 26 and keeps them for its logs.
 
 Everything here is computed once at import and kept in tuples (the rules only index into them).
 """
@@ -17,6 +19,8 @@ Everything here is computed once at import and kept in tuples (the rules only in
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
+from functools import lru_cache
 
 FIELD_COUNT = 19
 CORNER_COUNT = 54
@@ -26,7 +30,14 @@ GULLY_COUNT = 9
 _VERTEX_OFFSETS: tuple[tuple[int, int], ...] = ((0, -2), (1, -1), (1, 1), (0, 2), (-1, 1), (-1, -1))
 """A pointy-top hex's vertices around its centre in integer units (x: √3/2, y: 1/2), clockwise from the top."""
 
-GULLY_COAST_INDICES: tuple[int, ...] = (0, 3, 6, 10, 13, 16, 20, 23, 26)
+GULLY_COAST_INDICES: dict[int, tuple[int, ...]] = {
+    1: (0, 3, 6, 10, 13, 16, 20, 23, 26),
+    2: (0, 4, 7, 10, 14, 17, 20, 24, 27),
+}
+"""Per rules version the coast edges (clockwise from the top) the nine gully positions 0–8 stand on.
+
+Version 2 is the published frame (docs/rules/speedspore.md, "Brett"); version 1's positions (three pairs of
+neighbouring gullys, only coast edges 0, 10 and 20 on the published frame) stay for the logs written with it."""
 
 
 def _axial() -> tuple[tuple[int, int], ...]:
@@ -120,14 +131,31 @@ def _coast() -> tuple[int, ...]:
 COAST_EDGES: tuple[int, ...] = _coast()
 """The 30 coast edges, clockwise from the top."""
 
-GULLY_EDGES: tuple[int, ...] = tuple(COAST_EDGES[index] for index in GULLY_COAST_INDICES)
-"""Per gully position 0–8 its coast edge (clockwise from the top)."""
-GULLY_CORNERS: tuple[tuple[int, int], ...] = tuple(EDGE_CORNERS[edge] for edge in GULLY_EDGES)
-"""Per gully position its two corners."""
-CORNER_GULLY: tuple[int, ...] = tuple(
-    next((gully for gully, pair in enumerate(GULLY_CORNERS) if corner in pair), -1)
-    for corner in range(len(CORNER_POINTS)))
-"""Per corner the gully position it is connected to, or -1."""
+GULLY_EDGES: dict[int, tuple[int, ...]] = {
+    version: tuple(COAST_EDGES[index] for index in indices) for version, indices in GULLY_COAST_INDICES.items()}
+"""Per rules version, per gully position 0–8 its coast edge (clockwise from the top); a state keeps its own
+(``SporeState.gully_edges``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class GullyFrame:
+    """Where the nine gullys of one island stand: per position its coast edge and corners, per corner its gully."""
+
+    edges: tuple[int, ...]
+    """Per gully position its coast edge."""
+    corners: tuple[tuple[int, int], ...]
+    """Per gully position its two corners (smaller id first)."""
+    corner_gully: tuple[int, ...]
+    """Per corner the gully position it is connected to, or -1."""
+
+
+@lru_cache(maxsize=16)
+def gully_frame(edges: tuple[int, ...]) -> GullyFrame:
+    """Return the frame of gullys standing on these coast edges (computed once per distinct tuple)."""
+    corners = tuple(EDGE_CORNERS[edge] for edge in edges)
+    corner_gully = tuple(next((gully for gully, pair in enumerate(corners) if corner in pair), -1)
+                         for corner in range(len(CORNER_POINTS)))
+    return GullyFrame(edges=tuple(edges), corners=corners, corner_gully=corner_gully)
 
 assert len(FIELD_AXIAL) == FIELD_COUNT and len(CORNER_POINTS) == CORNER_COUNT
 assert len(EDGE_CORNERS) == EDGE_COUNT and len(COAST_EDGES) == 30

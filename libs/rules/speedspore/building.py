@@ -7,7 +7,7 @@ from libs.rules.speedspore.board import (
     CORNER_EDGES,
     CORNER_NEIGHBOURS,
     EDGE_CORNERS,
-    GULLY_CORNERS,
+    gully_frame,
 )
 from libs.rules.speedspore.material import ANY, COSTS, KIND_COUNT, LIMITS
 from libs.rules.speedspore.state import SporeState
@@ -121,25 +121,25 @@ def affordable(hand: tuple[int, ...], build: str) -> bool:
 def rates(state: SporeState, seat: int) -> tuple[int, ...]:
     """Return per resource kind the seat's best supply rate (4, 3 through a 3:1 gully, 2 through its own).
 
-    Kept per seat while the board's buildings and gullys are the very same tuples (``_RATES``): a state
-    copied for any other change shares them.
+    Kept per seat while the board's buildings, gully kinds and gully positions are the very same tuples
+    (``_RATES``): a state copied for any other change shares them.
     """
     owners = state.corner_owner
     kept = _RATES.get(seat)
-    if kept is not None and kept[0] is owners and kept[1] is state.gullys:
-        return kept[2]
+    if kept is not None and kept[0] is owners and kept[1] is state.gullys and kept[2] is state.gully_edges:
+        return kept[3]
     found = _rates(state, seat)
-    _RATES[seat] = (owners, state.gullys, found)
+    _RATES[seat] = (owners, state.gullys, state.gully_edges, found)
     return found
 
 
-_RATES: dict[int, tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]] = {}
+_RATES: dict[int, tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...], tuple[int, ...]]] = {}
 
 
 def _rates(state: SporeState, seat: int) -> tuple[int, ...]:
     result = [4] * KIND_COUNT
     owners = state.corner_owner
-    for gully, (a, b) in enumerate(GULLY_CORNERS):
+    for gully, (a, b) in enumerate(gully_frame(state.gully_edges).corners):
         if owners[a] == seat or owners[b] == seat:
             kind = state.gullys[gully]
             if kind == ANY:
@@ -152,4 +152,4 @@ def _rates(state: SporeState, seat: int) -> tuple[int, ...]:
 def connected(state: SporeState, gully: int) -> list[int]:
     """Return the seats with a building at the gully's corners, ascending."""
     owners = state.corner_owner
-    return sorted({owners[corner] for corner in GULLY_CORNERS[gully] if owners[corner] != -1})
+    return sorted({owners[corner] for corner in gully_frame(state.gully_edges).corners[gully] if owners[corner] != -1})

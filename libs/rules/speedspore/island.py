@@ -3,8 +3,14 @@
 "Einsteiger" is the published beginner layout (rows from the top; our field ids 0–18 row by row):
 Hochhausruine 10, Moosstadion 2, Park 9 / Klärwerk 12, Deponie 6, Moosstadion 4, Deponie 10 /
 Klärwerk 9, Park 11, Autobahnkreuz, Park 3, Hochhausruine 8 / Park 8, Hochhausruine 3, Klärwerk 4,
-Moosstadion 5 / Deponie 5, Klärwerk 6, Moosstadion 11. Its gullys clockwise from the top: 3:1, Moos,
-3:1, 3:1, Humus, Totholz, 3:1, Regenwasser, Mineralien.
+Moosstadion 5 / Deponie 5, Klärwerk 6, Moosstadion 11. Its gullys (``speedspore@2``, the published beginner
+board on the published frame; positions 0–8 of ``board.GULLY_EDGES[2]``, clockwise from the top): Regenwasser
+(coast edge 0, corners 1–5: Moosstadion 2 / Park 9), Mineralien (corners 10–15: Park 9 / Deponie 10), 3:1
+(corners 26–32: Hochhausruine 8), Moos (corners 42–46: Moosstadion 5 / Moosstadion 11), 3:1 (corners 49–52:
+Klärwerk 6 / Moosstadion 11), 3:1 (corners 47–51: Deponie 5), Humus (corners 33–38: Klärwerk 9 / Park 8),
+Totholz (corners 11–16: Klärwerk 12 / Klärwerk 9), 3:1 (corners 0–3: Hochhausruine 10).
+``speedspore@1`` kept its own table on its own positions: 3:1, Moos, 3:1, 3:1, Humus, Totholz, 3:1,
+Regenwasser, Mineralien.
 
 "Zufall" shuffles the field kinds (label ``speedspore/insel/felder``) and the number tokens
 (``speedspore/insel/zahlen``), then repairs: while a 6 or 8 touches a 6 or 8 or two equal numbers touch,
@@ -35,7 +41,11 @@ EINSTEIGER, ZUFALL = "einsteiger", "zufall"
 _P, _D, _S, _K, _R, _A = TOTHOLZ, HUMUS, MOOS, REGENWASSER, MINERALIEN, DESERT
 EINSTEIGER_FIELDS: tuple[int, ...] = (_R, _S, _P, _K, _D, _S, _D, _K, _P, _A, _P, _R, _P, _R, _K, _S, _D, _K, _S)
 EINSTEIGER_NUMBERS: tuple[int, ...] = (10, 2, 9, 12, 6, 4, 10, 9, 11, 0, 3, 8, 8, 3, 4, 5, 5, 6, 11)
-EINSTEIGER_GULLYS: tuple[int, ...] = (ANY, MOOS, ANY, ANY, HUMUS, TOTHOLZ, ANY, REGENWASSER, MINERALIEN)
+EINSTEIGER_GULLYS: dict[int, tuple[int, ...]] = {
+    1: (ANY, MOOS, ANY, ANY, HUMUS, TOTHOLZ, ANY, REGENWASSER, MINERALIEN),
+    2: (REGENWASSER, MINERALIEN, ANY, MOOS, ANY, ANY, HUMUS, TOTHOLZ, ANY),
+}
+"""Per rules version the Einsteiger island's gully kinds, per gully position of that version."""
 
 Layout = tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]
 """(field kinds, number tokens (0 on the Autobahnkreuz), gully kinds)."""
@@ -61,10 +71,14 @@ def conflicts(numbers: tuple[int, ...] | list[int], field: int, strict: bool) ->
     return False
 
 
-def layout(kind: str, seed: bytes) -> Layout:
-    """Return the island of this kind; "zufall" is drawn from ``seed`` (deterministic)."""
+def layout(kind: str, seed: bytes, version: int) -> Layout:
+    """Return the island of this kind for this rules version; "zufall" is drawn from ``seed`` (deterministic).
+
+    The versions differ only in the Einsteiger gully kinds (each version's positions are ``board.GULLY_EDGES``);
+    a "zufall" island is drawn the same way in every version.
+    """
     if kind == EINSTEIGER:
-        return EINSTEIGER_FIELDS, EINSTEIGER_NUMBERS, EINSTEIGER_GULLYS
+        return EINSTEIGER_FIELDS, EINSTEIGER_NUMBERS, EINSTEIGER_GULLYS[version]
     base = SeededRng(seed, "speedspore/insel")
     stock = [kind_ for kind_, count in enumerate(FIELD_STOCK) for _ in range(count)]
     fields = tuple(base.derive("felder").shuffle(stock))

@@ -1,7 +1,14 @@
-"""The Speedspore rule module (``speedspore@1``): the protocol's calls, each sent to its rule function."""
+"""The Speedspore rule modules (``speedspore@2``, and ``speedspore@1`` for its logs): the protocol's calls,
+each sent to its rule function.
+
+The two versions share every rule; they differ only in where the nine gullys stand (``board.GULLY_EDGES``)
+and, on the Einsteiger island, which gully is which (``island.EINSTEIGER_GULLYS``). Version 2 puts them on
+the published frame; version 1 stays registered so that its logs replay exactly as they were written.
+"""
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from libs.rules.protocol import Chance, GameSpec, Hidden, IllegalMove, Json, Outcome, Pending, RulesBase, TimeoutRule
@@ -14,7 +21,7 @@ from libs.rules.speedspore.setup import new_game
 from libs.rules.speedspore.state import ENDE, SporeState
 from libs.rules.speedspore.view import make_view, state_from_view
 
-SPEC = GameSpec(
+SPEC_V1 = GameSpec(
     game=GAME,
     version=1,
     title="Speedspore",
@@ -32,7 +39,10 @@ SPEC = GameSpec(
 )
 """Speedspore: 2–4 seats (solo: one human and 1–3 computers), hidden hands, Funde and decks, dice during
 play, discards and offer answers at once, "Zurück" up to three builds or supply trades, timeouts chosen by
-the game (roll, end the turn, a fixed choice, "nein")."""
+the game (roll, end the turn, a fixed choice, "nein"). Version 1: its gullys on its own positions."""
+
+SPEC = dataclasses.replace(SPEC_V1, version=2)
+"""Version 2, the one new games take: version 1's rules with the gullys on the published frame."""
 
 
 def _state(state: Any) -> SporeState:
@@ -42,7 +52,7 @@ def _state(state: Any) -> SporeState:
 
 
 class Speedspore(RulesBase):
-    """Speedspore rules, version 1."""
+    """Speedspore rules, version 2 (the version in ``spec`` decides where the gullys stand)."""
 
     spec = SPEC
 
@@ -60,7 +70,7 @@ class Speedspore(RulesBase):
 
     def setup(self, config: Json, seats: int, seed: bytes) -> SporeState:
         """Return the first state (founding, Platz 1 first) laid out from ``seed``."""
-        return new_game(settings.normalize(config), seats, bytes(seed))
+        return new_game(settings.normalize(config), seats, bytes(seed), self.spec.version)
 
     def pending(self, state: Any) -> tuple[Pending, ...]:
         """Return the seats that must decide."""
@@ -120,6 +130,15 @@ class Speedspore(RulesBase):
         return rules.timeout_move(_state(state), seat)
 
 
-MODULE = Speedspore()
+class SpeedsporeV1(Speedspore):
+    """Speedspore rules, version 1: the same rules with version 1's gully positions and Einsteiger gullys."""
 
-__all__ = ["MODULE", "SPEC", "Speedspore"]
+    spec = SPEC_V1
+
+
+MODULE = Speedspore()
+"""``speedspore@2``, the latest: what new games are played with."""
+MODULE_V1 = SpeedsporeV1()
+"""``speedspore@1``: registered beside version 2 so that every log written with it replays as it was."""
+
+__all__ = ["MODULE", "MODULE_V1", "SPEC", "SPEC_V1", "Speedspore", "SpeedsporeV1"]

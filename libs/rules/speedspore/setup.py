@@ -3,23 +3,24 @@
 from __future__ import annotations
 
 from libs.rules.rng import SeededRng
-from libs.rules.speedspore.board import CORNER_COUNT, EDGE_COUNT
+from libs.rules.speedspore.board import CORNER_COUNT, EDGE_COUNT, GULLY_EDGES
 from libs.rules.speedspore.dice import shuffled_deck
 from libs.rules.speedspore.island import layout
 from libs.rules.speedspore.material import DESERT, KIND_COUNT, MUTATION_DECK, SUPPLY_PER_KIND
 from libs.rules.speedspore.state import GRUENDUNG, HAUPT, SporeState
 
 
-def new_game(config: dict[str, object], seats: int, seed: bytes) -> SporeState:
-    """Return the first state for a normalised config (founding, seat 0 places first)."""
+def new_game(config: dict[str, object], seats: int, seed: bytes, version: int) -> SporeState:
+    """Return the first state for a normalised config (founding, seat 0 places first) of this rules version
+    (its gully positions and Einsteiger gully kinds)."""
     island = str(config["insel"])
-    fields, numbers, gullys = layout(island, seed)
+    fields, numbers, gullys = layout(island, seed, version)
     dice_mode = str(config["wuerfel"])
     deck = tuple(SeededRng(seed, "speedspore/mutationen").shuffle(MUTATION_DECK))
     empty = tuple(0 for _ in range(KIND_COUNT))
     return SporeState(
         seats=seats, target=int(str(config["siegpunkte"])), dice_mode=dice_mode, island=island,
-        fields=fields, numbers=numbers, gullys=gullys, seed=bytes(seed),
+        fields=fields, numbers=numbers, gullys=gullys, gully_edges=GULLY_EDGES[version], seed=bytes(seed),
         phase=GRUENDUNG, current=0, turn=0, founding=0, founding_corner=-1,
         corner_owner=(-1,) * CORNER_COUNT, corner_level=(0,) * CORNER_COUNT, edge_owner=(-1,) * EDGE_COUNT,
         hands=(empty,) * seats, supply=(SUPPLY_PER_KIND,) * KIND_COUNT,

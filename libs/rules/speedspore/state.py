@@ -90,6 +90,8 @@ class SporeState:
     """Per field its number token (0 on the Autobahnkreuz)."""
     gullys: tuple[int, ...]
     """Per gully position its kind (-1: 3:1, else the resource traded 2:1)."""
+    gully_edges: tuple[int, ...]
+    """Per gully position the coast edge it stands on (``board.GULLY_EDGES`` of the rules version; public)."""
     seed: bytes
     """Source of future rolls and robberies (never in a view; determinize replaces it)."""
     phase: str

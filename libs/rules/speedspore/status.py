@@ -4,7 +4,7 @@ left per seat, the mutation deck's count and the open offer with every seat's an
 from __future__ import annotations
 
 from libs.rules.protocol import Json, phrase_json
-from libs.rules.speedspore.board import GULLY_CORNERS
+from libs.rules.speedspore.board import gully_frame
 from libs.rules.speedspore.building import connected
 from libs.rules.speedspore.material import ANY, KIND_NAMES, KINDS, LIMITS
 from libs.rules.speedspore.state import (
@@ -70,12 +70,13 @@ def phase_json(state: SporeState) -> Json:
 def gullys_json(state: SporeState) -> list[Json]:
     """Return per gully its rate, kind, corners and connected seats, with the explaining sentence."""
     result = []
+    corners = gully_frame(state.gully_edges).corners
     for gully, kind in enumerate(state.gullys):
         seats = connected(state, gully)
         rate = "3:1" if kind == ANY else "2:1"
         what = "jede Sorte 3:1" if kind == ANY else f"{KIND_NAMES[kind]} 2:1"
         result.append({"gully": gully, "kurs": rate, "rohstoff": None if kind == ANY else KINDS[kind],
-                       "ecken": list(GULLY_CORNERS[gully]), "angeschlossen": seats,
+                       "ecken": list(corners[gully]), "angeschlossen": seats,
                        "text": phrase_json("speedspore.gully", f"Gully: {what} – angeschlossen: {_seats_words(seats)}",
                                            {"gully": gully, "kurs": rate,
                                             "rohstoff": None if kind == ANY else KINDS[kind],

@@ -15,7 +15,7 @@ from libs.rules.evolve import evolve
 from libs.rules.protocol import Json
 from libs.rules.rng import SeededRng
 from libs.rules.speedspore import building, scoring, screens
-from libs.rules.speedspore.board import GULLY_CORNERS, GULLY_EDGES
+from libs.rules.speedspore.board import gully_frame
 from libs.rules.speedspore.dice import ALL_OUTCOMES
 from libs.rules.speedspore.material import (
     CARD_INDEX,
@@ -66,6 +66,7 @@ def make_view(state: SporeState, seat: int | None, rules_id: str) -> Json:
     """Return what ``seat`` (None: a spectator) sees."""
     finished = state.phase == ENDE
     offer = state.offer
+    frame = gully_frame(state.gully_edges)
     players = []
     for other in range(state.seats):
         full = finished or other == seat
@@ -89,8 +90,8 @@ def make_view(state: SporeState, seat: int | None, rules_id: str) -> Json:
         "gruendung": {"schritt": state.founding, "ecke": state.founding_corner},
         "felder": [{"art": FIELD_KINDS[kind], "zahl": number} for kind, number in zip(state.fields, state.numbers,
                                                                                       strict=True)],
-        "gullys": [{"art": "3:1" if kind == -1 else KINDS[kind], "kante": GULLY_EDGES[gully],
-                    "ecken": list(GULLY_CORNERS[gully]), "angeschlossen": building.connected(state, gully)}
+        "gullys": [{"art": "3:1" if kind == -1 else KINDS[kind], "kante": frame.edges[gully],
+                    "ecken": list(frame.corners[gully]), "angeschlossen": building.connected(state, gully)}
                    for gully, kind in enumerate(state.gullys)],
         "ecken": [[owner, level] for owner, level in zip(state.corner_owner, state.corner_level, strict=True)],
         "kanten": list(state.edge_owner),
@@ -207,6 +208,7 @@ def state_from_view(view: Json, seat: int, rng: SeededRng) -> SporeState:
         fields=tuple(FIELD_KINDS.index(field["art"]) for field in view["felder"]),
         numbers=tuple(int(field["zahl"]) for field in view["felder"]),
         gullys=tuple(-1 if g["art"] == "3:1" else KINDS.index(g["art"]) for g in view["gullys"]),
+        gully_edges=gully_frame(tuple(int(g["kante"]) for g in view["gullys"])).edges,
         seed=seed, phase=view["phase"], current=current, turn=int(view["zug"]),
         founding=int(view["gruendung"]["schritt"]), founding_corner=int(view["gruendung"]["ecke"]),
         corner_owner=tuple(int(c[0]) for c in view["ecken"]), corner_level=tuple(int(c[1]) for c in view["ecken"]),

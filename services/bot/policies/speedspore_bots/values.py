@@ -18,9 +18,9 @@ from libs.rules.speedspore.board import (
     CORNER_COUNT,
     CORNER_EDGES,
     CORNER_FIELDS,
-    CORNER_GULLY,
     CORNER_NEIGHBOURS,
     EDGE_CORNERS,
+    gully_frame,
 )
 from libs.rules.speedspore.building import distance_ok, pieces_left, rates
 from libs.rules.speedspore.material import (
@@ -193,7 +193,7 @@ def corner_value(table: Table, corner: int, founding: bool = False) -> float:
         value += pips * table.kind_weight[kind] * (1.2 if new else 1.0)
         kinds.add(kind)
     value *= table.pip_weight
-    gully = CORNER_GULLY[corner]
+    gully = gully_frame(state.gully_edges).corner_gully[corner]  # where the gullys stand: the state's own
     if gully != -1:
         kind = state.gullys[gully]
         if kind == ANY:
