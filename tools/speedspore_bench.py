@@ -5,12 +5,12 @@ package (PyPI, the `bench` dependency group; `make bench` installs it), measured
 
 - catanatron: ``Game([RandomPlayer(Color.RED), ...4], seed=...)`` and ``game.play()``: standard random map,
   random dice, 10 victory points, its own limit of 1000 turns (a game still running then has no winner).
-- Speedspore: ``registry.engine("speedspore@1")``, 4 seats, default settings (10 victory points, random
-  dice, random island). From the start, each step picks one seat uniformly among those that must act (else
-  those that may) and a uniformly random move of its ``legal_moves`` (``SeededRng``), until the game is
-  over. A game that reaches catanatron's limit (1000 rolls, i.e. turns) is stopped and counted as
-  unfinished. Two variants: with player offers (every listed move, the canonical offers among them) and
-  without (the active player never offers, so nobody answers), catanatron's random player trades with the
+- Speedspore: ``registry.engine("speedspore@2")`` (the version new games take), 4 seats, default settings (10
+  victory points, random dice, random island). From the start, each step picks one seat uniformly among those
+  that must act (else those that may) and a uniformly random move of its ``legal_moves`` (``SeededRng``),
+  until the game is over. A game that reaches catanatron's limit (1000 rolls, i.e. turns) is stopped and
+  counted as unfinished. Two variants: with player offers (every listed move, the canonical offers among them)
+  and without (the active player never offers, so nobody answers), catanatron's random player trades with the
   supply and ports only. docs/benchmarks.md says which one the target is judged on and why.
 
 Rounds are interleaved (every side plays N games, then the next side; the order rotates per round) and
@@ -37,7 +37,7 @@ from libs.rules import SeededRng, registry
 from libs.rules.engine import Engine
 from libs.rules.protocol import Json
 
-RULES_ID = "speedspore@1"
+RULES_ID = "speedspore@2"
 CONFIG: Json = {"siegpunkte": 10, "wuerfel": "zufall", "insel": "zufall"}
 SEATS = 4
 LABEL = f"{RULES_ID} vs catanatron (random 4-player games)"
