@@ -43,6 +43,42 @@ def test_ten_gardens_with_more_and_stronger_opponents_two_of_them_laternenfest()
         ENGINE.normalize_config(dict(garden.settings), 1 + len(garden.opponents))
 
 
+def _strongest_first(levels: tuple[str, ...]) -> list[int]:
+    return sorted((LEVEL[level] for level in levels), reverse=True)
+
+
+def test_the_opponents_never_get_weaker_from_one_garden_to_the_next() -> None:
+    """"immer mehr und stärkeren Gegnern": the number of computers never drops, the strongest never gets weaker,
+    and (strongest first) no computer is weaker than the one in the same place of the garden before."""
+    for before, after in pairwise(GARDENS):
+        old, new = _strongest_first(before.opponents), _strongest_first(after.opponents)
+        assert len(new) >= len(old), (before.title, after.title)
+        assert new[0] >= old[0], (before.title, after.title)
+        assert all(mine >= theirs for mine, theirs in zip(new, old, strict=False)), (before.title, after.title)
+    assert [garden.opponents for garden in GARDENS] == [
+        ("easy",), ("normal",), ("easy", "normal"), ("normal", "normal"), ("normal", "normal"),
+        ("normal", "normal", "normal"), ("strong", "normal", "normal"), ("strong", "strong", "normal"),
+        ("strong", "strong", "normal"), ("strong", "strong", "strong")]
+
+
+def test_a_garden_is_its_number_and_keeps_its_name_so_kept_progress_keeps_its_meaning() -> None:
+    """Progress is stored as the numbers of the gardens won (the lobby's ``CampaignWin.stage``): number and name
+    are pinned here, a reordering would have to move stored wins with it."""
+    assert [(garden.number, garden.title) for garden in GARDENS] == list(enumerate(
+        ("Moosgarten", "Bambushain", "Kiesgarten", "Ahornhang", "Laternenufer", "Irisbeet", "Steingarten",
+         "Kirschhain", "Mondsee", "Kaisergarten"), start=1))
+    assert all(JOURNEY.stage(garden.number) is garden for garden in GARDENS)
+
+
+def test_the_garden_list_is_no_part_of_the_rules_a_log_replays_with() -> None:
+    """A game of the Reise starts with its garden's settings and seats (computers with their levels); the rules see
+    only the normalised config and the seat count, both in the log's GameStarted, never the garden list (the
+    garden's number rides along in the platform part for the lobby's progress): replay needs nothing of it."""
+    for garden in GARDENS:
+        config = ENGINE.normalize_config(dict(garden.settings), 1 + len(garden.opponents))
+        assert config == ENGINE.normalize_config({"spielart": garden.settings["spielart"]}, 1 + len(garden.opponents))
+
+
 def test_the_gartenbuch_has_twenty_stamps_the_texts_four_first() -> None:
     assert len(STAMPS) == 20 and len({stamp.key for stamp in STAMPS}) == 20
     assert all(stamp.book == "Gartenbuch" and stamp.solo_only and stamp.earned for stamp in STAMPS)

@@ -35,13 +35,22 @@ GARDENS: tuple[Stage, ...] = (
     Stage(3, "Kiesgarten", {"spielart": CLASSIC}, ("easy", "normal")),
     Stage(4, "Ahornhang", {"spielart": CLASSIC}, ("normal", "normal")),
     Stage(5, "Laternenufer", {"spielart": FESTIVAL}, ("normal", "normal")),
-    Stage(6, "Irisbeet", {"spielart": CLASSIC}, ("strong", "normal")),
-    Stage(7, "Steingarten", {"spielart": CLASSIC}, ("normal", "normal", "normal")),
-    Stage(8, "Kirschhain", {"spielart": CLASSIC}, ("strong", "normal", "normal")),
+    Stage(6, "Irisbeet", {"spielart": CLASSIC}, ("normal", "normal", "normal")),
+    Stage(7, "Steingarten", {"spielart": CLASSIC}, ("strong", "normal", "normal")),
+    Stage(8, "Kirschhain", {"spielart": CLASSIC}, ("strong", "strong", "normal")),
     Stage(9, "Mondsee", {"spielart": FESTIVAL}, ("strong", "strong", "normal")),
     Stage(10, "Kaisergarten", {"spielart": CLASSIC}, ("strong", "strong", "strong")),
 )
-"""The Gärten-Reise: never fewer opponents, never weaker ones; gardens 5 and 9 are Laternenfest."""
+"""The Gärten-Reise; gardens 5 and 9 are Laternenfest. From one garden to the next the opponents never get
+weaker: their number never drops, and, each garden's computers sorted strongest first, no computer is weaker
+than the one in the same place of the garden before (so the strongest never gets weaker either).
+
+A garden is its number (a player's progress is kept as the numbers of the gardens won, ``CampaignWin.stage``);
+number and name stay together for ever. Gardens 6–8 had other opponents before 2026-12-02 (6: strong, normal;
+7: normal × 3; 8: strong, normal, normal: garden 7 was weaker than 6); a garden won then stays won under its
+number and name. The list is no part of a rules version: the rules never read it; a game's log holds its settings and
+its seats with their computer levels (and, for the lobby, the garden's number), so no log replays
+differently (docs/rules/speedkoi.md)."""
 
 JOURNEY = SoloMode(
     key="reise", title="Gärten-Reise",
