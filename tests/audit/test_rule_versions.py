@@ -45,6 +45,24 @@ def test_golden_logs_cover_every_module_and_private_parts() -> None:
                for path in GOLDEN_LOGS)
 
 
+def test_every_registered_rules_version_has_its_golden_log() -> None:
+    """A version that ships gets its golden log (``make_golden`` writes the missing ones), so its logs are held
+    to it from the first day; ``speedspore@1`` keeps its log beside ``speedspore@2``'s."""
+    logged = {load(path)["rules"]["id"] for path in GOLDEN_LOGS}
+    shipped = {"speedmosaik", "speedkoi", "speednova", "speedspore"}  # not a test's own game (tinygame)
+    assert logged == {module.rules_id for module in registry.all_modules() if module.game in shipped}
+    assert {"speedspore@1", "speedspore@2"} <= logged
+
+
+def test_speedspore_1_logs_still_audit_with_speedspore_1_while_new_games_take_2() -> None:
+    assert registry.latest("speedspore").rules_id == "speedspore@2"
+    assert registry.get("speedspore@1").version == 1
+    for version in (1, 2):
+        document = load(GOLDEN / f"speedspore_v{version}.json")
+        report = audit(document)
+        assert report.passed and report.rules == f"speedspore@{version}", report.lines()
+
+
 class SpeedmosaikV2(Speedmosaik):
     """A made-up version 2: the same game, but everyone gets one point more at the end."""
 
