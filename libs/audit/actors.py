@@ -22,13 +22,13 @@ where the table's rule is needed, e.g. what computers are called, it is restated
 from __future__ import annotations
 
 from collections.abc import Mapping
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 from libs.audit.compare import first_difference, plain
-from libs.audit.report import Difference
+from libs.audit.report import Difference, TimeoutMove
 from libs.platform import table_options as options
-from libs.platform.envelope import Event, parse_stamp
+from libs.platform.envelope import Event
 from libs.rules.engine import Engine, Position
 from libs.rules.home import Finished, list_key
 
@@ -244,21 +244,26 @@ def timeout_difference(engine: Engine, position: Position, left_at: Mapping[int,
     return None
 
 
-def deadline_difference(event: Event, seat: int, began: datetime | None, moved: datetime | None,
-                        think_time: int) -> Difference | None:
-    """A timeout move the log's own timestamps place before the think time ran out is no timeout.
-
-    The table moves only after the think time plus ``GRACE_SECONDS`` (its clock, rounded up to the second);
-    the grace absorbs clocks of different table processes. Before the bare think time it cannot be.
-    """
+def unreadable_stamps(event: Event, began: datetime | None, moved: datetime | None) -> Difference | None:
+    """A timeout move's timestamp, and that of the event its decision began with, must be readable times."""
     if began is None or moved is None:
         return Difference("timeout", event.n, "at", "ein Zeitpunkt (ISO 8601)", event.at,
                           "Der Zeitpunkt des Zuges oder des Beginns der Entscheidung ist unlesbar.")
-    deadline = began + timedelta(seconds=think_time)
-    if moved < deadline:
-        return Difference("timeout", event.n, "at", f"frühestens {deadline.isoformat()}", event.at,
-                          f"Als Zeitüberschreitung markiert, aber laut Zeitstempel lief die Bedenkzeit von "
-                          f"Platz {seat + 1} ({think_time} s) noch.")
+    return None
+
+
+def premature_difference(timeouts: list[TimeoutMove], think_time: int | None) -> Difference | None:
+    """The first timeout move the log's own timestamps place before its think time ran out, None if none.
+
+    The table moves for a late player only after the think time plus ``GRACE_SECONDS`` (its clock, rounded up
+    to the second); the grace absorbs clocks of different table processes. Before the bare think time a
+    timeout cannot be: such a move is a player's (or the computer's) move relabelled.
+    """
+    for move in timeouts:
+        if move.premature:
+            return Difference("timeout", move.n, "at", f"frühestens {move.deadline}", move.at,
+                              f"Als Zeitüberschreitung markiert, aber laut Zeitstempel lief die Bedenkzeit von "
+                              f"Platz {move.seat + 1} ({think_time} s seit Ereignis {move.decision_began}) noch.")
     return None
 
 
@@ -348,14 +353,6 @@ def _home_difference(begun: dict[str, Any], engine: Engine, position: Position, 
                       "Die Abzeichen folgen aus der nachgespielten Partie; verzeichnet sind andere.")
             return Difference("actors", event.n, *where, reason=reason)
     return None
-
-
-def moment(stamp: str) -> datetime | None:
-    """Return a log timestamp as a datetime, None if it is unreadable."""
-    try:
-        return parse_stamp(stamp)
-    except ValueError:
-        return None
 
 
 # ---- the export's header ------------------------------------------------------------------------------------

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from libs.audit.actors import header_difference
+from libs.audit.actors import header_difference, premature_difference
 from libs.audit.chain import chain_difference
 from libs.audit.document import ExportDocument, read_document
 from libs.audit.replay import Progress, Stop, replay_log
@@ -46,7 +46,13 @@ def audit(document: Any, progress: Progress | None = None) -> AuditReport:
     except Stop as stop:
         report.difference = stop.difference
         return report
-    report.checks.extend(["replay", "actors", "outcome", "timeout"])
+    report.checks.extend(["replay", "actors", "outcome"])
+    think_time = (export.events[0].data.get("platform") or {}).get("think_time")
+    difference = premature_difference(report.timeouts, think_time)
+    if difference is not None:
+        report.difference = difference
+        return report
+    report.checks.append("timeout")
     early = [move.n for move in report.timeouts if move.early]
     if early:
         report.warnings.append("Zeitüberschreitung laut Zeitstempel nach der Bedenkzeit, aber vor Ablauf der "

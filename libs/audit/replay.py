@@ -280,12 +280,14 @@ def _timeout(fold: Fold, event: Event, seat: int, clock: tuple[int, str] | None)
                               f"Als Zeitüberschreitung markiert, aber: {impossible}"))
     assert clock is not None and fold.think_time is not None
     began, moved = _moment(clock[1]), _moment(event.at)
-    _stop(actors.deadline_difference(event, seat, began, moved, fold.think_time))
-    deadline = began + timedelta(seconds=fold.think_time) if began is not None else None
+    _stop(actors.unreadable_stamps(event, began, moved))
+    assert began is not None and moved is not None
+    deadline = began + timedelta(seconds=fold.think_time)
     # Past the think time but within the table's grace: possible only with another table process's clock.
-    early = deadline is not None and moved is not None and moved < deadline + timedelta(seconds=GRACE_SECONDS)
-    stamp = utc_stamp(deadline) if deadline is not None else None
-    return TimeoutMove(n=event.n, seat=seat, at=event.at, decision_began=clock[0], deadline=stamp, early=early)
+    # Before the think time ran out: a difference, reported once the replay is through (check.py).
+    early = deadline <= moved < deadline + timedelta(seconds=GRACE_SECONDS)
+    return TimeoutMove(n=event.n, seat=seat, at=event.at, decision_began=clock[0], deadline=utc_stamp(deadline),
+                       early=early, premature=moved < deadline)
 
 
 def _left(fold: Fold, event: Event) -> None:

@@ -154,11 +154,18 @@ def test_a_humans_move_relabelled_as_a_timeout_is_caught(played: Fixture, game: 
     move["data"]["chosen_by"], move["actor"] = "timeout", "system"
     assert_verdict(caught(document, move["n"]), "timeout", move["n"], "data.chosen_by", "ohne Bedenkzeit gespielt")
     # With one, the log's timestamps say it had not run out: the move came seconds after the decision began.
+    # (Where the rules name the timeout move, the player's own move is not that one either: caught first.)
     document = whole(played, game)
     document["events"][0]["data"]["platform"]["think_time"] = document["platform"]["think_time"] = 30
     move = moves(document, "player", seat=0)[0]
     move["data"]["chosen_by"], move["actor"] = "timeout", "system"
-    assert_verdict(caught(document, 1), "timeout", move["n"], "at", "lief die Bedenkzeit von Platz 1 (30 s) noch")
+    report = caught(document, 1)
+    if registry.engine(f"{game}@1").spec.timeout.value == "game_chooses":
+        assert report.difference is not None and report.difference.field.startswith("data.move"), report.lines()
+        assert_verdict(report, "timeout", move["n"], report.difference.field, "Bei abgelaufener Bedenkzeit")
+    else:
+        assert_verdict(report, "timeout", move["n"], "at", "lief die Bedenkzeit von Platz 1 (30 s seit Ereignis 1)")
+        assert report.checks == ["chain", "seed", "replay", "actors", "outcome"]  # the timeouts are checked last
 
 
 @pytest.mark.parametrize("game", GAMES)
