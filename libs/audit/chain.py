@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from libs.audit.report import Difference
+from libs.platform.canonical import NotCanonical, check_canonical
 from libs.platform.envelope import GENESIS, Event, compute_hash
 from libs.platform.private import DigestMismatch, check_digests
 
@@ -25,6 +26,12 @@ def chain_difference(events: list[Event], game_id: str) -> Difference | None:
         if event.prev != prev:
             return Difference("chain", event.n, "prev", prev, event.prev,
                               f"Das Ereignis verweist nicht auf den Hash von Ereignis {event.n - 1}.")
+        try:
+            check_canonical(event.data, "data")
+        except NotCanonical as error:
+            return Difference("chain", event.n, error.path, "kanonische JSON-Daten", error.problem,
+                              "Das Ereignis enthält, was kanonisches JSON nicht kennt (etwa eine Gleitkommazahl "
+                              "oder eine zu große ganze Zahl): sein Hash ist nicht nachrechenbar.")
         try:
             recomputed = compute_hash(event)
         except (KeyError, TypeError, AttributeError, ValueError):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from libs.audit.actors import header_difference, premature_difference
 from libs.audit.chain import chain_difference
 from libs.audit.document import ExportDocument, read_document
 from libs.audit.replay import Progress, Stop, replay_log
@@ -11,6 +12,7 @@ from libs.audit.report import AuditReport, Difference
 from libs.audit.seeds import commitment
 from libs.platform.envelope import EventType
 from libs.platform.private import PRIVATE, digest_of, is_sealed, salt_for
+from libs.platform.table_options import GRACE_SECONDS
 
 
 def audit(document: Any, progress: Progress | None = None) -> AuditReport:
@@ -35,7 +37,7 @@ def audit(document: Any, progress: Progress | None = None) -> AuditReport:
         report.difference = difference
         return report
     report.checks.append("seed")
-    difference = _header(export)
+    difference = _header(export) or header_difference(export.header, export.events[0])
     if difference is not None:
         report.difference = difference
         return report
@@ -44,11 +46,17 @@ def audit(document: Any, progress: Progress | None = None) -> AuditReport:
     except Stop as stop:
         report.difference = stop.difference
         return report
-    report.checks.extend(["replay", "outcome", "timeout"])
+    report.checks.extend(["replay", "actors", "outcome"])
+    think_time = (export.events[0].data.get("platform") or {}).get("think_time")
+    difference = premature_difference(report.timeouts, think_time)
+    if difference is not None:
+        report.difference = difference
+        return report
+    report.checks.append("timeout")
     early = [move.n for move in report.timeouts if move.early]
     if early:
-        report.warnings.append("Zeitüberschreitung laut Zeitstempel vor Ablauf der Bedenkzeit in Ereignis "
-                               + ", ".join(map(str, early))
+        report.warnings.append("Zeitüberschreitung laut Zeitstempel nach der Bedenkzeit, aber vor Ablauf der "
+                               f"Nachfrist ({GRACE_SECONDS} s) in Ereignis " + ", ".join(map(str, early))
                                + " (die Uhr des schreibenden Tisches kann abweichen).")
     return report
 

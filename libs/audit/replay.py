@@ -14,10 +14,12 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
+from libs.audit import actors
 from libs.audit.compare import first_difference, plain
 from libs.audit.report import AuditReport, Difference, TimeoutMove
 from libs.platform.envelope import Event, EventType, parse_stamp, utc_stamp
 from libs.platform.private import PRIVATE, digest_of, is_sealed, redact, salt_for, seal
+from libs.platform.table_options import GRACE_SECONDS
 from libs.rules import IllegalMove, registry
 from libs.rules.engine import UNDO_MOVE, Engine, Position, Step, audience_of
 from libs.rules.registry import UnknownRules
@@ -55,6 +57,10 @@ class Fold:
     left: set[int] = field(default_factory=set)
     left_with_others: set[int] = field(default_factory=set)
     ended: bool = False
+    started: Event | None = None
+    """GameStarted: the seats, settings and mode every later event is checked against."""
+    left_at: dict[int, int] = field(default_factory=dict)
+    """Per seat whose human left: the PlayerLeft event's number."""
 
 
 def replay_log(events: list[Event], seed: bytes, report: AuditReport, progress: Progress | None = None) -> None:
@@ -124,9 +130,11 @@ def _begin(started: Event, seed: bytes) -> Fold:
     except Exception as error:  # the rules refuse the settings: nothing can be replayed
         raise Stop(Difference("replay", 1, "data.settings", "gültige Einstellungen", data.get("settings"),
                               f"Die Regeln lehnen die Einstellungen ab ({error}).")) from None
+    _stop(actors.started_difference(started, engine))
     think_time = (data.get("platform") or {}).get("think_time")
     fold = Fold(game_id=started.game_id, seed=seed, engine=engine, position=position, seats=seats,
-                think_time=think_time if isinstance(think_time, int) else None, clocks=[None] * len(seats))
+                think_time=think_time if isinstance(think_time, int) else None, clocks=[None] * len(seats),
+                started=started)
     fold.clocks = _clocks_after(fold, started)
     return fold
 
@@ -157,7 +165,8 @@ def _move(fold: Fold, event: Event, report: AuditReport) -> None:
     if seat in fold.left and (chosen_by not in CHOSEN_FOR_DEPARTED or event.actor == fold.seats[seat].get("player_id")):
         raise Stop(Difference("replay", event.n, "data.chosen_by", list(CHOSEN_FOR_DEPARTED), chosen_by,
                               f"Platz {seat + 1} hatte die Partie verlassen; nur der Computer zieht noch für ihn."))
-    clock_before = fold.clocks[seat]
+    _stop(actors.mover_difference(fold.seats, fold.left_at, event, seat, chosen_by))
+    clock_before, position_before = fold.clocks[seat], fold.position
     move = _move_of(fold, event, seat)
     try:
         applied = fold.engine.apply(fold.position, seat, move)
@@ -171,10 +180,17 @@ def _move(fold: Fold, event: Event, report: AuditReport) -> None:
     _compare_effects(fold, event, applied)
     if chosen_by == "timeout":
         report.timeouts.append(_timeout(fold, event, seat, clock_before))
+        _stop(actors.timeout_difference(fold.engine, position_before, fold.left_at, event, seat, move, clock_before))
     if applied.undo:
         report.undone.append(event.n)
     fold.position = applied.position
     fold.clocks = _clocks_after(fold, event)
+
+
+def _stop(difference: Difference | None) -> None:
+    """Raise Stop with ``difference``, if there is one."""
+    if difference is not None:
+        raise Stop(difference)
 
 
 def _seat_of(fold: Fold, event: Event) -> int:
@@ -264,10 +280,14 @@ def _timeout(fold: Fold, event: Event, seat: int, clock: tuple[int, str] | None)
                               f"Als Zeitüberschreitung markiert, aber: {impossible}"))
     assert clock is not None and fold.think_time is not None
     began, moved = _moment(clock[1]), _moment(event.at)
-    deadline = began + timedelta(seconds=fold.think_time) if began is not None else None
-    early = deadline is not None and moved is not None and moved < deadline
-    stamp = utc_stamp(deadline) if deadline is not None else None
-    return TimeoutMove(n=event.n, seat=seat, at=event.at, decision_began=clock[0], deadline=stamp, early=early)
+    _stop(actors.unreadable_stamps(event, began, moved))
+    assert began is not None and moved is not None
+    deadline = began + timedelta(seconds=fold.think_time)
+    # Past the think time but within the table's grace: possible only with another table process's clock.
+    # Before the think time ran out: a difference, reported once the replay is through (check.py).
+    early = deadline <= moved < deadline + timedelta(seconds=GRACE_SECONDS)
+    return TimeoutMove(n=event.n, seat=seat, at=event.at, decision_began=clock[0], deadline=utc_stamp(deadline),
+                       early=early, premature=moved < deadline)
 
 
 def _left(fold: Fold, event: Event) -> None:
@@ -289,7 +309,9 @@ def _left(fold: Fold, event: Event) -> None:
     if bool(data.get("with_other_humans", False)) != others:
         raise Stop(Difference("replay", event.n, "data.with_other_humans", others, data.get("with_other_humans"),
                               "Ob noch andere Menschen spielten, ist falsch verzeichnet."))
+    _stop(actors.left_difference(fold.seats, event, seat))
     fold.left.add(seat)
+    fold.left_at[seat] = event.n
     if others:
         fold.left_with_others.add(seat)
 
@@ -316,4 +338,6 @@ def _ended(fold: Fold, event: Event, report: AuditReport) -> None:
         if recorded != sorted(seats):
             raise Stop(Difference("outcome", event.n, f"data.{key}", sorted(seats), recorded,
                                   "Wer die Partie verließ, ist anders verzeichnet als im Protokoll."))
+    assert fold.started is not None
+    _stop(actors.ended_difference(fold.started, fold.engine, fold.position, fold.left, event))
     fold.ended = True

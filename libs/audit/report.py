@@ -12,6 +12,7 @@ CHECK_NAMES = {
     "chain": "Hash-Kette",
     "seed": "Saat",
     "replay": "Nachspielen",
+    "actors": "Beteiligte",
     "outcome": "Ergebnis",
     "timeout": "Zeitüberschreitung",
 }
@@ -71,17 +72,21 @@ class TimeoutMove:
     deadline: str | None
     """When the think time ran out by the log's timestamps (without the table's grace); None without a clock."""
     early: bool = False
-    """The move's timestamp lies before the deadline (the writing table's clock may differ: a warning only)."""
+    """The move's timestamp lies past the deadline but within the table's grace (the table moves only after
+    it; another table process's clock may differ: a warning only)."""
+    premature: bool = False
+    """The move's timestamp lies before the deadline: no think time had run out (a difference)."""
 
     def to_json(self) -> dict[str, Any]:
         return {"n": self.n, "seat": self.seat, "at": self.at, "decision_began": self.decision_began,
-                "deadline": self.deadline, "early": self.early}
+                "deadline": self.deadline, "early": self.early, "premature": self.premature}
 
     def line(self) -> str:
         """Return the timeout move as one German line."""
         since = f", Entscheidung seit Ereignis {self.decision_began}" if self.decision_began is not None else ""
         until = f", Bedenkzeit bis {self.deadline}" if self.deadline else ""
-        note = " – laut Zeitstempel VOR Ablauf der Bedenkzeit" if self.early else ""
+        note = (" – laut Zeitstempel VOR Ablauf der Bedenkzeit" if self.premature
+                else " – laut Zeitstempel vor Ablauf der Nachfrist" if self.early else "")
         return (f"Ereignis {self.n}: Platz {self.seat + 1}, Computerzug nach Zeitüberschreitung um {self.at}"
                 f"{since}{until}{note}")
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import msgspec
 
-from libs.platform.canonical import canonical_json, sha256_hex
+from libs.platform.canonical import canonical_json, check_canonical, sha256_hex
 from libs.platform.private import PRIVATE, DigestMismatch, check_digests, redact
 
 GENESIS = "0" * 64
@@ -111,7 +111,12 @@ def new_event(
     *, game_id: str, n: int, type: str, actor: str, rules: str, data: dict[str, Any], prev: str,
     at: datetime | None = None,
 ) -> Event:
-    """Build a sealed event that chains onto `prev`."""
+    """Build a sealed event that chains onto `prev`.
+
+    Raises NotCanonical (a ValueError) if `data` holds what canonical JSON does not (a float, an integer
+    beyond ±(2**53 - 1), a non-string key): nothing is written that the specification could not hash.
+    """
+    check_canonical(data, "data")
     stamp = utc_stamp(at or datetime.now(UTC))
     draft = Event(game_id=game_id, n=n, type=type, at=stamp, actor=actor, rules=rules, data=data, prev=prev)
     # Built anew rather than by dataclasses.replace, which walks the fields per call: a move's hot path.

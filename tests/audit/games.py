@@ -81,6 +81,8 @@ async def play(table: httpx.AsyncClient, nc: NatsClient, settings: Settings, kin
     auth = bearer(settings, human)
     if kind.undo:
         await _build_and_take_back(table, game_id, auth)
+    else:
+        await _one_move(table, game_id, auth)
     assert (await table.post(f"/games/{game_id}/leave", headers=auth)).status_code == 200
     await wait_ended(table, game_id, timeout)
     return game_id
@@ -111,6 +113,22 @@ async def wait_ended(table: httpx.AsyncClient, game_id: str, timeout: float = 60
             return
         await asyncio.sleep(0.05)
     raise AssertionError(f"game {game_id} did not end in {timeout} s")
+
+
+async def _one_move(table: httpx.AsyncClient, game_id: str, auth: dict[str, str]) -> None:
+    """Make the human's first legal move (seat 0 opens every game played here), so the log holds a move
+    the human chose themselves (``chosen_by: "player"``) before the computer plays on for them."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + 30
+    while loop.time() < deadline:
+        moves = (await table.get(f"/games/{game_id}/view", headers=auth)).json()["legal_moves"]
+        if moves:
+            made = await table.post(f"/games/{game_id}/moves", json={"move": moves[0]}, headers=auth)
+            if made.status_code == 200:
+                return
+            assert made.status_code in (409, 422), made.text
+        await asyncio.sleep(0.01)
+    raise AssertionError("the human never got to move")
 
 
 async def _build_and_take_back(table: httpx.AsyncClient, game_id: str, auth: dict[str, str]) -> None:

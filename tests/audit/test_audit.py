@@ -9,6 +9,7 @@ import json
 import subprocess
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,7 @@ from nats.aio.client import Client as NatsClient
 
 from libs.audit import audit
 from libs.platform.auth import Identity
-from libs.platform.envelope import EventType
+from libs.platform.envelope import EventType, parse_stamp, utc_stamp
 from libs.platform.private import PRIVATE
 from libs.platform.settings import Settings
 from services.table.app import create_app
@@ -315,13 +316,16 @@ def test_unusable_input_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[st
 
 def test_a_timeout_move_is_listed_with_its_deadline(played: Fixture) -> None:
     document = copy.deepcopy(played.games["speedmosaik"].whole)
-    document["events"][0]["data"]["platform"]["think_time"] = 30  # as if played with a clock
-    move = first_move(document, seat=0)  # Anna left: the computer moves for her
+    document["events"][0]["data"]["platform"]["think_time"] = document["platform"]["think_time"] = 30
+    move = next(event for event in document["events"] if event["type"] == EventType.MOVE_MADE
+                and event["data"]["seat"] == 0)  # Anna's first decision: it began with GameStarted
     move["data"]["chosen_by"], move["actor"] = "timeout", "system"
+    # 35 s after the decision began: past the think time, within the table's 10 s grace (a warning only).
+    move["at"] = utc_stamp(parse_stamp(document["events"][0]["at"]) + timedelta(seconds=35))
     rehash(document, 1)
     report = audit(document)
     assert report.passed, report.lines()
     [listed] = report.timeouts
-    assert (listed.n, listed.seat, listed.early) == (move["n"], 0, True)  # seconds, not 30 s, after it began
+    assert (listed.n, listed.seat, listed.early) == (move["n"], 0, True)
     assert f"Ereignis {move['n']}: Platz 1, Computerzug nach Zeitüberschreitung" in "\n".join(report.lines())
-    assert any("vor Ablauf der Bedenkzeit" in warning for warning in report.warnings)
+    assert any("vor Ablauf der Nachfrist" in warning for warning in report.warnings)

@@ -125,8 +125,9 @@ async def make_next_decision(table: httpx.AsyncClient, nc: NatsClient, game_id: 
         assert answer.status_code == 200, answer.text
         return
     own = await call(nc, VIEW_GAME, ViewGame(game_id=game_id, seat=seat))
+    level = (await stored_events(nc, game_id))[0].data["seats"][seat]["level"]  # as the bot service names it
     await call(nc, MAKE_MOVE, MakeMove(game_id=game_id, seat=seat, move=pick(own["legal_moves"]),
-                                       actor="bot:normal", chosen_by="bot", expected_n=own["n"]))
+                                       actor=f"bot:{level}", chosen_by="bot", expected_n=own["n"]))
 
 
 async def play_to_end(table: httpx.AsyncClient, nc: NatsClient, game_id: str, player: Identity,
@@ -258,7 +259,8 @@ async def test_badges_are_recorded_for_games_outside_the_modes_and_never_for_who
             record = await replica.load(game_id)  # a left seat's view offers nothing: the engine's moves
             moves = record.engine.legal_moves(record.position, seat)
             await call(nc, MAKE_MOVE, MakeMove(game_id=game_id, seat=seat, move=pass_or_lay(moves),
-                                               actor="bot:normal", chosen_by="bot" if seat else "departed",
+                                               actor=f"bot:{record.seats[seat].level or 'normal'}",
+                                               chosen_by="bot" if seat else "departed",
                                                expected_n=record.n))
         else:
             await asyncio.sleep(0.02)

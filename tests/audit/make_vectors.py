@@ -1,0 +1,166 @@
+"""Write the test vectors of docs/audit.md's specification (tests/audit/vectors/): a short real export and every
+intermediate value of its hashes, digests and commitment.
+
+Run once (``.venv/bin/python -m tests.audit.make_vectors``); the vectors are the specification's examples and
+are never regenerated to make a failing test pass. The game: Speednova's solo Rekordjagd (one seat, about
+40 moves, each draw a private part for seat 0), its human "Jörg Größe" (non-ASCII in GameStarted) plays five
+moves, then leaves and the computer plays on; German effect texts with umlauts and „quotes“ throughout.
+``digests.json`` is computed with the project's code (``libs.platform``); ``test_vectors.py`` checks it
+against that code and against an independent reimplementation that follows only the specification.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import httpx
+import nats
+
+from libs.audit import audit
+from libs.audit.seeds import commitment
+from libs.devservers.servers import start_servers
+from libs.platform.auth import Identity, PlayerKind
+from libs.platform.canonical import canonical_json, sha256_hex
+from libs.platform.contracts.commands import START_GAME, StartGame, StartSeat
+from libs.platform.envelope import Event, compute_hash
+from libs.platform.private import PRIVATE, digest_of, is_sealed, redact, salt_for
+from libs.platform.rpc import call
+from libs.platform.settings import get_settings
+from services.bot.app import create_app as bot_app
+from services.table.app import create_app
+from tests.audit.games import FixedSeeds, bearer, wait_ended
+from tests.audit.make_golden import write_export
+from tests.conftest import Infrastructure, running_app
+
+VECTORS = Path(__file__).resolve().parent / "vectors"
+GAME_ID = "vektor-speednova-rekordjagd"
+HUMAN = Identity(player_id="joerg-groesse", name="Jörg Größe", kind=PlayerKind.GUEST)
+OWN_MOVES = 5
+CANONICAL_SHOWN = (1, 2, 3)
+"""Events whose hashed bytes digests.json spells out whole (besides PlayerLeft and GameEnded)."""
+
+ENCODING_CASES: list[tuple[str, Any]] = [
+    ("keys sorted by code point: U+FFFF before U+1F600 (UTF-16 order would put the emoji first)",
+     {"\uffff": 1, "\U0001f600": 2, "z": 3, "é": 4, "Z": 5, "": 6}),
+    ("escaped: quote, backslash, the short escapes, other controls as lowercase \\u00xx",
+     "\"\\\b\t\n\f\r\x00\x1f\x1b"),
+    ("raw UTF-8: slash, DEL, C1 controls, U+2028/U+2029, BOM, umlauts, an emoji",
+     "/\x7f\x80\x9f\u2028\u2029\ufeffäöüß„“😀"),
+    ("integers: plain decimal, no plus, no leading zeros, no exponent; the safe-integer limits",
+     [0, -1, 7, -42, 9007199254740991, -9007199254740991]),
+    ("literals and nesting, no whitespace", {"b": [True, False, None, [], {}], "a": {"y": [1, {"x": ""}]}}),
+]
+
+
+async def play(infra: Infrastructure) -> dict[str, Any]:
+    """Play the vector game on an in-process table and return its operator export."""
+    settings = infra.settings()
+    nc = await nats.connect(infra.nats_url)
+    try:
+        async with running_app(create_app(settings, seeds=FixedSeeds())) as table, running_app(bot_app(settings)):
+            command = StartGame(game="speednova", game_id=GAME_ID, settings={"solo": "rekordjagd"},
+                                seats=[StartSeat(kind="human", player_id=HUMAN.player_id, name=HUMAN.name,
+                                                 account="guest")])
+            await call(nc, START_GAME, command)
+            auth = bearer(settings, HUMAN)
+            for _ in range(OWN_MOVES):
+                await _move(table, auth)
+            assert (await table.post(f"/games/{GAME_ID}/leave", headers=auth)).status_code == 200
+            await wait_ended(table, GAME_ID)
+            answer = await table.get(f"/games/{GAME_ID}/export", headers=bearer(settings))
+            answer.raise_for_status()
+            document: dict[str, Any] = answer.json()
+            return document
+    finally:
+        await nc.drain()
+
+
+async def _move(table: httpx.AsyncClient, auth: dict[str, str]) -> None:
+    view = (await table.get(f"/games/{GAME_ID}/view", headers=auth)).json()
+    made = await table.post(f"/games/{GAME_ID}/moves", json={"move": view["legal_moves"][0]}, headers=auth)
+    assert made.status_code == 200, made.text
+
+
+def numbered_parts(event: Event) -> list[tuple[str, int, dict[str, Any]]]:
+    """The event's sealed parts with their path and salt index: GameStarted's seed is index 0; a MoveMade
+    numbers its move (if sealed) and then its sealed effects in list order from 1."""
+    data = event.data
+    if event.n == 1:
+        seed: Any = data.get("seed")
+        return [("data.seed", 0, seed[PRIVATE])] if is_sealed(seed) else []
+    candidates: list[tuple[str, Any]] = [("data.move", data.get("move"))]
+    candidates += [(f"data.effects[{index}]", effect) for index, effect in enumerate(data.get("effects") or [])]
+    sealed = [(path, part[PRIVATE]) for path, part in candidates if is_sealed(part)]
+    return [(path, index, part) for index, (path, part) in enumerate(sealed, start=1)]
+
+
+def hashed_body(event: Event) -> dict[str, Any]:
+    """The object an event's hash covers: every field but ``hash``, private parts redacted."""
+    body = event.to_json()
+    del body["hash"]
+    body["data"] = redact(event.data)
+    return body
+
+
+def digests(document: dict[str, Any]) -> dict[str, Any]:
+    """Every intermediate value of the export's hashes, digests and commitment (computed with the project's code)."""
+    seed = bytes.fromhex(document["seed"])
+    game_id = document["game_id"]
+    events = [Event(**raw) for raw in document["events"]]
+    shown = {*CANONICAL_SHOWN, *(event.n for event in events if event.type in ("PlayerLeft", "GameEnded"))}
+    rows = []
+    for event in events:
+        row: dict[str, Any] = {"n": event.n, "type": event.type, "prev": event.prev, "hash": compute_hash(event)}
+        if event.n in shown:
+            raw = canonical_json(hashed_body(event))
+            row.update(canonical=raw.decode("utf-8"), canonical_hex=raw.hex(), canonical_sha256=sha256_hex(raw))
+        parts = []
+        for path, index, part in numbered_parts(event):
+            salt = salt_for(seed, game_id, event.n, index)
+            digest_input = canonical_json({"salt": salt, "value": part["value"]})
+            parts.append({"path": path, "index": index, "to": part["to"],
+                          "salt_message": f"{game_id}:{event.n}:{index}", "salt": salt,
+                          "digest_input": digest_input.decode("utf-8"),
+                          "digest": digest_of(part["value"], salt)})
+        if parts:
+            row["sealed"] = parts
+        rows.append(row)
+    return {
+        "about": "Intermediate values of docs/audit.md's specification for speednova_rekordjagd.json "
+                 "(written by tests/audit/make_vectors.py; checked by tests/audit/test_vectors.py).",
+        "game_id": game_id, "seed": document["seed"], "seed_commitment": commitment(seed),
+        "encoding": [{"about": about, "value": value, "canonical": canonical_json(value).decode("utf-8"),
+                      "canonical_hex": canonical_json(value).hex()} for about, value in ENCODING_CASES],
+        "events": rows,
+    }
+
+
+def main() -> int:
+    with tempfile.TemporaryDirectory(prefix="vectors-") as root:
+        servers = start_servers(Path(root), throwaway=True)
+        try:
+            infra = Infrastructure(nats_url=servers.nats_url, database_url=servers.database_url,
+                                   nats_credentials=servers.nats_credentials)
+            os.environ.update(infra.env())
+            get_settings.cache_clear()
+            document = asyncio.run(play(infra))
+        finally:
+            servers.stop()
+    report = audit(document)
+    assert report.passed, report.lines()
+    VECTORS.mkdir(exist_ok=True)
+    write_export(VECTORS / "speednova_rekordjagd.json", document)
+    (VECTORS / "digests.json").write_text(json.dumps(digests(document), ensure_ascii=False, indent=1) + "\n",
+                                          encoding="utf-8")
+    print(f"{len(document['events'])} Ereignisse, {report.verdict()}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
