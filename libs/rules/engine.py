@@ -279,6 +279,11 @@ class Engine:
         team = hook(position.state, seat, move)
         return None if team is None else tuple(int(member) for member in team)
 
+    def side_teams(self, config: Json, seats: int) -> tuple[tuple[int, ...], ...]:
+        """Return the teams whose side logs a game with this config may have (none for most modules)."""
+        hook = getattr(self.module, "side_teams", None)
+        return () if hook is None else tuple(tuple(int(seat) for seat in team) for team in hook(config, seats))
+
     def preview(self, position: Position, seat: int, move: Any) -> Json:
         """Return what the move would bring; raise IllegalMove for a move ``apply`` would refuse.
 

@@ -455,6 +455,11 @@ class RulesBase:
         """
         return None
 
+    def side_teams(self, config: Json, seats: int) -> tuple[tuple[int, ...], ...]:
+        """The teams that may make side moves in a game with this config (each has a team log, numbered by its
+        index here); none by default."""
+        return ()
+
     def timeout_move(self, state: Any, seat: int) -> Json | None:
         """The computer makes the whole decision."""
         return None

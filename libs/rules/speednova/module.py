@@ -108,6 +108,10 @@ class Speednova(RulesBase):
         nova = _state(state)
         return nova.team_of(seat) if nova.teams and isinstance(move, dict) and "signal" in move else None
 
+    def side_teams(self, config: Json, seats: int) -> tuple[tuple[int, ...], ...]:
+        """Version 2 with teams: both teams keep a team log of their signals (team k: seats k and k + 2)."""
+        return self.teams(config, seats) if self.side_signals else ()
+
     def preview(self, state: Any, seat: int, move: Json) -> Json:
         """Return what the move would bring (a placement: its lines and points); never a future draw."""
         nova = _state(state)
