@@ -14,6 +14,7 @@ CHECK_NAMES = {
     "replay": "Nachspielen",
     "outcome": "Ergebnis",
     "timeout": "Zeitüberschreitung",
+    "team": "Teamprotokolle",
 }
 """Each check's German name, in the order the audit runs them."""
 
