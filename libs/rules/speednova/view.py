@@ -168,7 +168,7 @@ def state_from_view(view: Json, seat: int, rng: SeededRng) -> NovaState:
         racks.append(tuple(sorted(picked)))
     team = (seat % 2, seat % 2 + 2) if teams else (seat,)
     own_signals: dict[int, list[tuple[str, int]]] = {member: [] for member in team}
-    for entry in own.get("signale") or []:
+    for entry in [*(own.get("signale") or []), *(own.get("signale_erloschen") or [])]:
         value = entry["feld"] if entry["signal"] == signals.KEEP_FREE else COLOUR_INDEX[entry["farbe"]]
         own_signals[entry["sitz"]].append((entry["signal"], value))
     seed = rng.next_u64().to_bytes(8, "big") + rng.next_u64().to_bytes(8, "big")
