@@ -21,6 +21,7 @@ from libs.platform.auth import Identity
 from libs.platform.envelope import EventType
 from libs.platform.private import PRIVATE
 from libs.platform.settings import Settings
+from libs.rules import registry
 from services.table.app import create_app
 from tests.audit.forgery import rehash
 from tests.audit.games import KINDS, FixedSeeds, bearer, play, play_daily, player, start
@@ -139,14 +140,20 @@ def test_a_players_export_carries_the_other_seats_hidden_parts_only_as_digests(p
                     hidden_moves += 1
         if name in ("speedkoi", "speednova"):
             assert any(part["to"] and 0 not in part["to"] for part in whole_parts), name
-    assert hidden_moves > 0  # the other team's signals: the audit found each behind its digest
+    assert hidden_moves == 0  # speednova@2: no team signal in the game's log, not even behind a digest
+    nova = played.games["speednova"]  # the other team's signals are in its team log, the operator's export only
+    assert [log["team"] for log in nova.own["team_logs"]] == [0]
+    assert [log["team"] for log in nova.whole["team_logs"]] == [0, 1] and nova.whole["team_logs"][1]["events"]
+    assert "SideMoveMade" not in json.dumps(nova.own["events"])
 
 
 def test_the_export_names_rules_seed_and_seats(played: Fixture) -> None:
     for name, game in played.games.items():
         document = game.whole
         assert document["format"] == "speed-game-export/1" and document["game_id"] == game.game_id
-        assert document["game"] == name and document["rules"] == {"id": f"{name}@1", "game": name, "version": 1}
+        version = registry.latest(name).version  # new games play the latest version (speednova@2)
+        assert document["game"] == name and document["rules"] == {"id": f"{name}@{version}", "game": name,
+                                                                   "version": version}
         assert document["seed"] == bytes(range(32)).hex() == document["events"][-1]["data"]["seed"]
         assert document["seed_commitment"] == document["events"][0]["data"]["seed_commitment"]
         assert document["seats"][0]["player_id"] == game.human.player_id
