@@ -1,5 +1,5 @@
-"""Check (f): a game's team logs (side moves: Speednova's team signals from ``speednova@2``), when the export
-carries them.
+"""Check 6 (docs/audit.md): a game's team logs (side moves: Speednova's team signals from ``speednova@2``), when
+the export carries them.
 
 An export carries the team logs its reader may see (``team_logs``: an operator's every team's, a player's their own
 team's, none for a game without side moves). Each is checked as a log of its own and against the game's log:
