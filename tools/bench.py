@@ -238,7 +238,7 @@ def main() -> None:
             ratio = document["ratio_ours_over_theirs"][speedspore_bench.TARGET_SIDE]["time_per_game"]
             misses.append(f"{speedspore_bench.LABEL}: time per game ours/theirs {ratio:.2f} >= 1")
     with ProcessPoolExecutor(max_workers=args.workers) as pool:
-        for module in registry.all_modules():
+        for module in registry.latest_modules():  # what new games are played with
             for config in configs_to_measure(module, args.all_configs):
                 label = f"{module.rules_id} {config}"
                 if (args.only and args.only not in label) or not (args.random_games or args.ladder_games):

@@ -69,6 +69,16 @@ def latest(game: str) -> RuleModule:
     return max(candidates, key=lambda module: module.version)
 
 
+def latest_modules() -> list[RuleModule]:
+    """Return the highest registered version of every game, sorted by game: what new tables are offered (older
+    versions stay registered only to replay their logs)."""
+    newest: dict[str, RuleModule] = {}
+    for module in all_modules():
+        if module.game not in newest or module.version > newest[module.game].version:
+            newest[module.game] = module
+    return [newest[game] for game in sorted(newest)]
+
+
 def all_modules() -> list[RuleModule]:
     """Return every registered module, sorted by rules_id."""
     return [_ENGINES[key].module for key in sorted(_ENGINES)]

@@ -46,7 +46,7 @@ class DailyMode:
 
 def daily_modes() -> list[DailyMode]:
     """Every daily mode of every registered game (newest rule module of each), in the registry's order."""
-    return [DailyMode(module.game, mode) for module in registry.all_modules()
+    return [DailyMode(module.game, mode) for module in registry.latest_modules()
             for mode in module.spec.home.modes if mode.daily]
 
 

@@ -1,9 +1,11 @@
-"""Write the golden exports (tests/audit/golden/<game>.json): one finished game of each module, rules version 1.
+"""Write the golden exports (tests/audit/golden/<game>_v<N>.json): one finished game of each module's newest
+rules version, for every version that has none yet.
 
-Run once, when a golden log is first needed (``.venv/bin/python -m tests.audit.make_golden``); never to make
-a failing golden audit pass. A golden log is what a game written by that rules version looks like for ever:
-``test_rule_versions.py`` audits each on every run, so a change to a module that would replay an old log
-differently fails there and must ship as a new version instead (docs/audit.md, "Rule versions").
+Run once, when a golden log is first needed (``.venv/bin/python -m tests.audit.make_golden``: it plays only the
+games whose newest version has no file, e.g. ``speedspore_v2.json`` once ``speedspore@2`` shipped, and never
+overwrites a file); never to make a failing golden audit pass. A golden log is what a game written by that rules
+version looks like for ever: ``test_rule_versions.py`` audits each on every run, so a change to a module that would
+replay an old log differently fails there and must ship as a new version instead (docs/audit.md, "Rule versions").
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import nats
 from libs.audit import audit
 from libs.devservers.servers import start_servers
 from libs.platform.settings import get_settings
+from libs.rules import registry
 from services.bot.app import create_app as bot_app
 from services.table.app import create_app
 from tests.audit.games import KINDS, FixedSeeds, bearer, play, player
@@ -46,6 +49,8 @@ async def generate(infra: Infrastructure) -> None:
     try:
         async with running_app(create_app(settings, seeds=FixedSeeds())) as table, running_app(bot_app(settings)):
             for name, kind in KINDS.items():
+                if (GOLDEN / f"{name}_v{registry.latest(kind.game).version}.json").exists():
+                    continue  # a golden log is written once and kept for ever
                 game_id = await play(table, nc, settings, kind, player("Anna"))
                 answer = await table.get(f"/games/{game_id}/export", headers=bearer(settings))
                 answer.raise_for_status()

@@ -28,8 +28,9 @@ def platform_options() -> dict[str, Any]:
 
 @router.get("")
 async def list_games() -> list[dict[str, Any]]:
-    """Every game with its rules version and the settings a table for it can choose."""
-    return [_described(module) for module in registry.all_modules()]
+    """Every game with its rules version (the newest: what new tables are played with) and the settings a table
+    for it can choose."""
+    return [_described(module) for module in registry.latest_modules()]
 
 
 @router.get("/{game}")
