@@ -89,10 +89,11 @@ async def table(settings: Settings) -> AsyncIterator[tuple[httpx.AsyncClient, Fa
         yield client, app
 
 
-async def start(nc: NatsClient, kinds: tuple[str, ...] = ("human",) * 4) -> str:
+async def start(nc: NatsClient, kinds: tuple[str, ...] = ("human",) * 4, think_time: int | None = None) -> str:
     seats = [{"kind": "human", "player_id": player.player_id, "name": player.name} if kind == "human"
              else {"kind": "bot", "level": "easy"} for player, kind in zip(PLAYERS, kinds, strict=True)]
-    result = await request(nc, TABLE_START, {"game": "speednova", "settings": {"teams": "mit"}, "seats": seats})
+    result = await request(nc, TABLE_START, {"game": "speednova", "settings": {"teams": "mit"}, "seats": seats,
+                                             "platform": {"think_time": think_time}})
     return str(result["game_id"])
 
 
@@ -282,8 +283,9 @@ async def test_a_forged_or_moved_signal_fails_the_audit(table: tuple[httpx.Async
 async def test_a_computer_signals_through_the_same_command_and_the_log_does_not_move(
         table: tuple[httpx.AsyncClient, FastAPI], nc: NatsClient) -> None:
     client, _ = table
-    game_id = await start(nc, ("human", "human", "bot", "human"))
+    game_id = await start(nc, ("human", "human", "bot", "human"), think_time=120)
     before = (await client.get(f"/games/{game_id}", headers={})).json()
+    assert [clock["seat"] for clock in before["clocks"]] == [0]  # Anna's placement: her clock runs
     reply = await call(nc, MAKE_MOVE, MakeMove(game_id=game_id, seat=2, move={"signal": "viel", "farbe": "komet"},
                                                 actor="bot:easy", chosen_by="bot", expected_n=before["n"]))
     assert reply.n == before["n"]
@@ -292,5 +294,13 @@ async def test_a_computer_signals_through_the_same_command_and_the_log_does_not_
     anna = (await client.get(f"/games/{game_id}/view", headers=auth(ANNA))).json()
     assert [signal["sitz"] for signal in anna["board"]["du"]["signale"]] == [2]
     assert anna["team_log"]["n"] == 1 and anna["to_move"] == before["to_move"] and anna["clocks"] == before["clocks"]
+    # The mover herself signals during her placement decision: her clock runs on, nothing else changes.
+    answer = await client.post(f"/games/{game_id}/moves", headers=auth(ANNA),
+                               json={"move": {"signal": "brauche", "farbe": "nebel"}})
+    assert answer.status_code == 200, answer.text
+    assert answer.json()["clocks"] == before["clocks"] and answer.json()["n"] == before["n"]
+    assert same((await client.get(f"/games/{game_id}")).json()) == same(before)
+    assert (await client.get(f"/games/{game_id}")).json()["clocks"] == before["clocks"]
     team0 = await GameLog(nc.jetstream()).read_team(game_id, 0)
-    assert [stored.event.data["chosen_by"] for stored in team0] == ["bot"]
+    assert [stored.event.data["chosen_by"] for stored in team0] == ["bot", "player"]
+    assert [stored.event.data["after"] for stored in team0] == [before["n"]] * 2
