@@ -32,7 +32,9 @@ from libs.platform.settings import Settings
 from libs.rules.speednova.tiles import COLOURS
 from services.table.app import create_app
 from services.table.event_store import GameLog
+from services.table.records import OutOfOrder, begin, fold_merged, fold_on, replay
 from services.table.seeds import SeedSource
+from services.table.views import game_view
 from tests.conftest import TEST_AUTH_SECRET, running_app
 
 SEED = bytes(range(32))
@@ -304,3 +306,25 @@ async def test_a_computer_signals_through_the_same_command_and_the_log_does_not_
     team0 = await GameLog(nc.jetstream()).read_team(game_id, 0)
     assert [stored.event.data["chosen_by"] for stored in team0] == ["bot", "player"]
     assert [stored.event.data["after"] for stored in team0] == [before["n"]] * 2
+
+
+async def test_every_reader_folds_the_logs_in_one_order_and_an_entry_behind_the_record_is_refolded(
+        table: tuple[httpx.AsyncClient, FastAPI], games: tuple[Played, Played], nc: NatsClient) -> None:
+    client, _ = table
+    game_id = games[0].game_id
+    log = GameLog(nc.jetstream())
+    events, side = await log.read(game_id), await log.read_team(game_id, 0)
+    whole = replay(events, side)
+    assert whole.team_logs[0].n == len(side) and whole.n == len(events)
+    for seat, player in enumerate(PLAYERS):
+        served = (await client.get(f"/games/{game_id}/view", headers=auth(player))).json()
+        assert game_view(whole, seat)["board"] == served["board"]
+    # A replica that folded game event k + 1 before the entry that follows event k: it must fold afresh.
+    first = side[0]
+    k = int(first.event.data["after"])
+    ahead = fold_on(begin(events[0]), events[1:k + 1])
+    assert ahead.n == k + 1
+    with pytest.raises(OutOfOrder):
+        fold_merged(ahead, [], [first])
+    at_k = fold_on(begin(events[0]), events[1:k])
+    assert fold_merged(at_k, events[k:], side).team_logs[0].n == len(side)
