@@ -3,10 +3,10 @@
 Two four-seat team games with the same seed and the same placements: in game A team 0 (seats 0 + 2) gives
 signals all game long, in game B nobody signals. As the opponent (seat 1's player) and as a spectator (no token)
 every answer is the same in both games apart from the game's id, timestamps and what hashes them: the log
-(`/events`), the export, every replay step, the views (with their `n`) and the live stream (no update a signal
-could be timed by). The team's members see the signals (views, their team log, replay, export); the operator's
-export audits with every signal replayed, the opponent's export audits without any, and a computer gives its
-signals through the same NATS command without moving the game's log.
+(`/events`), the export, `/audit`, every replay step, the views (with their `n`, over HTTP and `table.cmd.view`)
+and the live stream (no update a signal could be timed by). The team's members see the signals (views, their
+team log, replay, export); the operator's export audits with every signal replayed, the opponent's export audits
+without any, and a computer gives its signals through the same NATS command without moving the game's log.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from nats.aio.client import Client as NatsClient
 
 from libs.audit import audit
 from libs.platform.auth import Identity, PlayerKind, issue_operator_token, issue_token
-from libs.platform.contracts.commands import MAKE_MOVE, MakeMove
+from libs.platform.contracts.commands import MAKE_MOVE, VIEW_GAME, MakeMove, ViewGame
 from libs.platform.contracts.subjects import TABLE_START
 from libs.platform.rpc import call, request
 from libs.platform.settings import Settings
@@ -196,7 +196,7 @@ async def test_views_and_their_numbering_are_the_same_for_the_opponent_and_a_spe
 
 
 async def test_the_log_export_and_every_replay_step_are_the_same_for_the_opponent_and_a_spectator(
-        table: tuple[httpx.AsyncClient, FastAPI], games: tuple[Played, Played]) -> None:
+        table: tuple[httpx.AsyncClient, FastAPI], games: tuple[Played, Played], nc: NatsClient) -> None:
     client, _ = table
     with_signals, _without = games
     for headers in (auth(BERT), auth(DORA), {}):
@@ -210,6 +210,11 @@ async def test_the_log_export_and_every_replay_step_are_the_same_for_the_opponen
             assert same(documents[0]) == same(documents[1])
             assert documents[0]["team_logs"] == [{"team": 1, "seats": [1, 3], "events": []}]
             assert audit(documents[0]).passed, audit(documents[0]).lines()
+    audits = [(await client.get(f"/games/{game.game_id}/audit")).text.replace(game.game_id, "*") for game in games]
+    assert audits[0] == audits[1] and "Teamprotokolle" not in audits[0]
+    for seat in (1, 3, None):  # over NATS too (table.cmd.view)
+        views = [await call(nc, VIEW_GAME, ViewGame(game_id=game.game_id, seat=seat)) for game in games]
+        assert same(views[0]) == same(views[1]), seat
     last = max(with_signals.ns)
     for n in range(1, last + 1):
         for sight, headers in (("1", auth(BERT)), ("public", auth(BERT)), ("3", auth(DORA)), ("public", {})):
