@@ -11,14 +11,15 @@ one statement per batch, without the game log's COPY.
 from __future__ import annotations
 
 import time
+from functools import cache
 from typing import Any
 
 from nats.aio.client import Client as NatsClient
 from nats.errors import TimeoutError as NatsTimeout
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
-from sqlalchemy import bindparam, select
+from sqlalchemy import bindparam, func, select
 from sqlalchemy.dialects.postgresql import insert
-from sqlalchemy.ext.asyncio import AsyncEngine
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from libs.platform.consumers import FETCH_TIMEOUT
 from libs.platform.contracts.subjects import GAME_TEAM_LOGS, GAMES_STREAM, TABLE_ARCHIVE_TEAMS_DURABLE
@@ -27,6 +28,8 @@ from libs.platform.envelope import Event, parse_stamp
 from libs.platform.logging import get_logger
 from libs.platform.nats_client import stream_sequence
 from libs.platform.service import Runtime
+from libs.rules import ConfigError, registry
+from libs.rules.registry import UnknownRules
 from services.table.archive_models import ArchivedTeamEvent
 from services.table.event_store import StoredEvent
 
@@ -39,6 +42,7 @@ _TEAM_EVENTS = table_of(ArchivedTeamEvent)
 _TEAM_EVENTS_OF = (select(_TEAM_EVENTS.c.stream_seq, _TEAM_EVENTS.c.body)
                    .where(_TEAM_EVENTS.c.game_id == bindparam("game_id"))
                    .order_by(_TEAM_EVENTS.c.team, _TEAM_EVENTS.c.n))
+_COUNT_OF = select(func.count()).select_from(_TEAM_EVENTS).where(_TEAM_EVENTS.c.game_id == bindparam("game_id"))
 _STORE = insert(_TEAM_EVENTS).on_conflict_do_nothing(
     index_elements=[_TEAM_EVENTS.c.game_id, _TEAM_EVENTS.c.team, _TEAM_EVENTS.c.n])
 
@@ -49,6 +53,33 @@ async def archived_team_events(engine: AsyncEngine, game_id: str) -> list[Stored
     async with engine.connect() as connection:
         rows = await connection.execute(_TEAM_EVENTS_OF, {"game_id": game_id})
         return [StoredEvent(seq=int(seq), event=Event.decode(body)) for seq, body in rows]
+
+
+@cache
+def may_have_team_logs(rules_id: str) -> bool:
+    """True if some game of these rules can have team logs (some config and seat count with ``side_teams``)."""
+    try:
+        engine = registry.engine(rules_id)
+    except UnknownRules:
+        return False
+    for config in engine.module.valid_configs():
+        for seats in engine.spec.seat_counts:
+            try:
+                normalized = engine.normalize_config(config, seats)
+            except ConfigError:
+                continue
+            if engine.side_teams(normalized, seats):
+                return True
+    return False
+
+
+async def team_logs_archived(js: Any, connection: AsyncConnection, game_id: str) -> bool:
+    """True when the archive holds as many team-log entries of the game as the stream does (so purging its
+    subjects loses none); the purge sweep asks it for every game whose rules can have team logs."""
+    info = await js.stream_info(GAMES_STREAM, subjects_filter=f"game.{game_id}.team.*")
+    on_stream = sum(int(count) for count in (info.state.subjects or {}).values())
+    archived = (await connection.execute(_COUNT_OF, {"game_id": game_id})).scalar_one()
+    return int(archived) >= on_stream
 
 
 async def store_team_events(engine: AsyncEngine, rows: list[dict[str, Any]]) -> None:
