@@ -18,6 +18,7 @@ from libs.platform.database import create_engine
 from libs.platform.settings import Settings
 from services.table.app import create_app
 from services.table.event_store import GameLog
+from tests.clocks import ShiftedClock
 from tests.conftest import Infrastructure, running_app
 from tests.game_facts import consumer_is_done
 from tests.table.test_team_signals import ANNA, BERT, OPERATOR, FixedSeeds, auth, play, same
@@ -25,7 +26,7 @@ from tests.table.test_team_signals import ANNA, BERT, OPERATOR, FixedSeeds, auth
 
 @pytest.fixture(scope="module")
 def archive_settings(infra: Infrastructure) -> Settings:
-    return infra.settings(archive_sweep_seconds=0.2, archive_purge_grace_seconds=0)
+    return infra.settings(archive_sweep_seconds=0.2, archive_purge_grace_seconds=3600)
 
 
 @pytest.fixture(scope="module")
@@ -39,7 +40,8 @@ async def test_a_purged_team_game_keeps_its_signals_for_the_team_and_the_operato
         archive_settings: Settings, engine: AsyncEngine, nc: NatsClient) -> None:
     js = nc.jetstream()
     log = GameLog(js)
-    async with running_app(create_app(archive_settings, seeds=FixedSeeds())) as table:
+    clock = ShiftedClock()
+    async with running_app(create_app(archive_settings, seeds=FixedSeeds(), clock=clock)) as table:
         game = await play(table, nc, signalling=True)
         team0 = [(stored.seq, stored.event.encode()) for stored in await log.read_team(game.game_id, 0)]
         assert len(team0) == game.signals > 0
@@ -48,6 +50,7 @@ async def test_a_purged_team_game_keeps_its_signals_for_the_team_and_the_operato
                                               ("bert", "export", auth(BERT)), ("events", "events", auth(ANNA)))}
         await consumer_is_done(js, GAMES_STREAM, TABLE_ARCHIVE_DURABLE, timeout=20)
         await consumer_is_done(js, GAMES_STREAM, TABLE_ARCHIVE_TEAMS_DURABLE, timeout=20)
+        clock.advance(hours=2)  # past the grace period: the next sweep purges the game
         for _ in range(200):
             async with engine.connect() as connection:
                 purged = (await connection.execute(text(
