@@ -162,7 +162,6 @@ async def read_log(game_id: str, runtime: RuntimeDep,
     return body
 
 
-
 @router.get("/{game_id}/audit")
 async def audit_game(game_id: str, runtime: RuntimeDep) -> dict[str, Any]:
     """Check an ended game with `libs.audit` (what `speed audit` runs on an export): the hash chain, the seed
