@@ -240,7 +240,6 @@ class GameRecord:
                                      seed=event.data.get("seed"))
         return evolve(self, **changes)
 
-
     def team_of_seat(self, seat: int | None) -> TeamHead | None:
         """Return the team log `seat` belongs to and may read (None: a spectator, or no team logs)."""
         if seat is None:
