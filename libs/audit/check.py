@@ -10,6 +10,7 @@ from libs.audit.document import ExportDocument, read_document
 from libs.audit.replay import Progress, Stop, replay_log
 from libs.audit.report import AuditReport, Difference
 from libs.audit.seeds import commitment
+from libs.audit.team_logs import TeamLogProblem, read_team_logs
 from libs.platform.envelope import EventType
 from libs.platform.private import PRIVATE, digest_of, is_sealed, salt_for
 from libs.platform.table_options import GRACE_SECONDS
@@ -42,7 +43,12 @@ def audit(document: Any, progress: Progress | None = None) -> AuditReport:
         report.difference = difference
         return report
     try:
-        replay_log(export.events, seed, report, progress)
+        team_logs = read_team_logs(export.header.get("team_logs"))
+    except TeamLogProblem as problem:
+        report.difference = problem.difference
+        return report
+    try:
+        replay_log(export.events, seed, report, progress, team_logs)
     except Stop as stop:
         report.difference = stop.difference
         return report
@@ -53,6 +59,8 @@ def audit(document: Any, progress: Progress | None = None) -> AuditReport:
         report.difference = difference
         return report
     report.checks.append("timeout")
+    if team_logs:
+        report.checks.append("team")
     early = [move.n for move in report.timeouts if move.early]
     if early:
         report.warnings.append("Zeitüberschreitung laut Zeitstempel nach der Bedenkzeit, aber vor Ablauf der "

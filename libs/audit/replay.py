@@ -17,6 +17,7 @@ from typing import Any
 from libs.audit import actors
 from libs.audit.compare import first_difference, plain
 from libs.audit.report import AuditReport, Difference, TimeoutMove
+from libs.audit.team_logs import SideReplay, TeamLog, TeamLogProblem, check_team_logs
 from libs.platform.envelope import Event, EventType, parse_stamp, utc_stamp
 from libs.platform.private import PRIVATE, digest_of, is_sealed, redact, salt_for, seal
 from libs.platform.table_options import GRACE_SECONDS
@@ -63,10 +64,21 @@ class Fold:
     """Per seat whose human left: the PlayerLeft event's number."""
 
 
-def replay_log(events: list[Event], seed: bytes, report: AuditReport, progress: Progress | None = None) -> None:
-    """Replay ``events`` (the chain already holds); raise Stop at the first difference, fill ``report`` else."""
+def replay_log(events: list[Event], seed: bytes, report: AuditReport, progress: Progress | None = None,
+               team_logs: list[TeamLog] | None = None) -> None:
+    """Replay ``events`` (the chain already holds); raise Stop at the first difference, fill ``report`` else.
+
+    ``team_logs``: the export's team logs (side moves), checked and folded in at their places
+    (``libs.audit.team_logs``)."""
     fold = _begin(events[0], seed)
     report.rules = fold.engine.rules_id
+    sides = SideReplay.of(team_logs or [])
+    try:
+        if team_logs:
+            check_team_logs(team_logs, events, fold.engine, events[0].data.get("settings"), len(fold.seats))
+        fold.position = sides.after(fold.engine, fold.position, 1)
+    except TeamLogProblem as problem:
+        raise Stop(problem.difference) from None
     total = len(events)
     for index, event in enumerate(events[1:], start=2):
         if fold.ended:
@@ -82,6 +94,10 @@ def replay_log(events: list[Event], seed: bytes, report: AuditReport, progress: 
         except Exception as error:  # a crafted event the rules cannot even read: a difference, not a crash
             raise Stop(Difference("replay", event.n, "data", "ein lesbares Ereignis", type(error).__name__,
                                   f"Das Ereignis lässt sich nicht nachspielen ({error}).")) from None
+        try:
+            fold.position = sides.after(fold.engine, fold.position, event.n)
+        except TeamLogProblem as problem:
+            raise Stop(problem.difference) from None
         if progress is not None:
             progress(index, total)
     if not fold.ended:
@@ -168,6 +184,10 @@ def _move(fold: Fold, event: Event, report: AuditReport) -> None:
     _stop(actors.mover_difference(fold.seats, fold.left_at, event, seat, chosen_by))
     clock_before, position_before = fold.clocks[seat], fold.position
     move = _move_of(fold, event, seat)
+    if fold.engine.side_channel(fold.position, seat, move) is not None:
+        raise Stop(Difference("replay", event.n, "data.move", "ein Zug des Spielprotokolls", move,
+                              "Nach den Regeln ist dieser Zug ein Nebenzug seines Teams: im Spielprotokoll verrät "
+                              "er den anderen, dass er gemacht wurde."))
     try:
         applied = fold.engine.apply(fold.position, seat, move)
     except IllegalMove as error:

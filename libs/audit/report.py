@@ -15,6 +15,7 @@ CHECK_NAMES = {
     "actors": "Beteiligte",
     "outcome": "Ergebnis",
     "timeout": "Zeitüberschreitung",
+    "team": "Teamprotokolle",
 }
 """Each check's German name, in the order the audit runs them."""
 

@@ -114,7 +114,7 @@ def _serves(*subjects: str) -> tuple[str, ...]:
 TABLE = NatsUser(
     name="table",
     publish=(
-        s.GAME_EVENTS, s.GAME_FACTS, s.BOT_TURNS, s.TIMER_SETS, s.GAME_SNAPSHOTS,  # appends to its streams
+        s.GAME_EVENTS, s.GAME_TEAM_LOGS, s.GAME_FACTS, s.BOT_TURNS, s.TIMER_SETS, s.GAME_SNAPSHOTS,  # appends
         s.BOT_DECIDE, s.BOT_ADVISE,  # asks the computer (think time ran out; Rat des Meisters)
         *_owns(s.GAMES_STREAM), *_owns(s.BOT_TURNS_STREAM), *_owns(s.TIMERS_STREAM), *_owns(s.GAME_FACTS_STREAM),
         *_durable(s.GAMES_STREAM, s.TABLE_FOLLOWUP_DURABLE), *_durable(s.TIMERS_STREAM, s.TABLE_TIMERS_DURABLE),
@@ -172,6 +172,7 @@ ARCHIVE = NatsUser(
         # durable consumer, and purges a game's subject once the game is archived and its grace has passed.
         # Its own user, so the table's API pods (the service user `table`) can never purge a log.
         *_knows(s.GAMES_STREAM), *_durable(s.GAMES_STREAM, s.TABLE_ARCHIVE_DURABLE),
+        *_durable(s.GAMES_STREAM, s.TABLE_ARCHIVE_TEAMS_DURABLE),  # the team logs (side moves) too
         f"{JS_API}.STREAM.PURGE.{s.GAMES_STREAM}",
     ),
     subscribe=(),

@@ -17,6 +17,7 @@ from libs.platform.contracts.subjects import (
     GAME_FACTS_STREAM,
     GAME_SNAPSHOTS,
     GAME_SNAPSHOTS_STREAM,
+    GAME_TEAM_LOGS,
     GAMES_STREAM,
     LOBBY_EVENTS,
     LOBBY_STREAM,
@@ -28,8 +29,9 @@ from libs.platform.contracts.subjects import (
 STREAMS: tuple[StreamConfig, ...] = (
     StreamConfig(
         name=GAMES_STREAM,
-        description="Every game's event log, one subject per game; the source of truth.",
-        subjects=[GAME_EVENTS],
+        description="Every game's event log, one subject per game; the source of truth. Beside it a game's team "
+                    "logs (side moves only a team may learn of), one subject per team.",
+        subjects=[GAME_EVENTS, GAME_TEAM_LOGS],
         retention=RetentionPolicy.LIMITS,
         storage=StorageType.FILE,
         duplicate_window=120.0,

@@ -270,6 +270,20 @@ class Engine:
                 result[seat] = Decision(must=entry.must, key=entry.decision, began=began)
         return tuple(result)
 
+    def side_channel(self, position: Position, seat: int, move: Any) -> tuple[int, ...] | None:
+        """Return the team whose side log ``move`` belongs in (a side move: see ``RulesBase.side_channel``), None
+        for a move of the game's log (every move of a module without the hook)."""
+        hook = getattr(self.module, "side_channel", None)
+        if hook is None or not isinstance(move, dict) or UNDO_KEY in move:
+            return None
+        team = hook(position.state, seat, move)
+        return None if team is None else tuple(int(member) for member in team)
+
+    def side_teams(self, config: Json, seats: int) -> tuple[tuple[int, ...], ...]:
+        """Return the teams whose side logs a game with this config may have (none for most modules)."""
+        hook = getattr(self.module, "side_teams", None)
+        return () if hook is None else tuple(tuple(int(seat) for seat in team) for team in hook(config, seats))
+
     def preview(self, position: Position, seat: int, move: Any) -> Json:
         """Return what the move would bring; raise IllegalMove for a move ``apply`` would refuse.
 

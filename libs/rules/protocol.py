@@ -444,6 +444,22 @@ class RulesBase:
         """Every move is public."""
         return None
 
+    def side_channel(self, state: Any, seat: int, move: Json) -> tuple[int, ...] | None:
+        """No side moves: every move belongs in the game's log.
+
+        Optional hook (``Engine.side_channel`` reads it where a module has it): a module returns the seats of a
+        team for a *side move*, one that only that team may ever learn of, not even that it was made (Speednova's
+        team signals from ``speednova@2``). The table keeps a side move in the team's own log beside the game's
+        (docs/architecture.md, "Side moves"). A side move must change nothing that a seat outside the team can
+        see or do: no effect or legality of any other move, no view, no pending decision, no clock.
+        """
+        return None
+
+    def side_teams(self, config: Json, seats: int) -> tuple[tuple[int, ...], ...]:
+        """The teams that may make side moves in a game with this config (each has a team log, numbered by its
+        index here); none by default."""
+        return ()
+
     def timeout_move(self, state: Any, seat: int) -> Json | None:
         """The computer makes the whole decision."""
         return None

@@ -38,7 +38,7 @@ from sqlalchemy.schema import CreateTable
 
 from libs.platform.clock import clock_of
 from libs.platform.consumers import FETCH_TIMEOUT
-from libs.platform.contracts.subjects import GAME_EVENTS, GAMES_STREAM, TABLE_ARCHIVE_DURABLE, game_subject
+from libs.platform.contracts.subjects import GAME_EVENTS, GAMES_STREAM, TABLE_ARCHIVE_DURABLE, game_subjects
 from libs.platform.database import table_of
 from libs.platform.envelope import Event, EventType, parse_stamp
 from libs.platform.logging import get_logger
@@ -49,6 +49,12 @@ from libs.platform.settings import Settings
 from services.table import metrics
 from services.table.archive_models import ArchivedEvent, ArchivedGame
 from services.table.event_store import StoredEvent
+from services.table.team_archive import (
+    archive_team_events,
+    archived_team_events,
+    may_have_team_logs,
+    team_logs_archived,
+)
 
 ARCHIVE_BATCH = 500
 """Events one fetch of the archive consumer takes at most, stored in one transaction."""
@@ -94,6 +100,12 @@ class Archive:
         finally:
             metrics.ARCHIVE_READ_SECONDS.observe(time.perf_counter() - started)
 
+    async def team_events(self, game_id: str) -> list[StoredEvent]:
+        """Return every archived entry of the game's team logs (side moves); empty without a database."""
+        if self.engine is None:
+            return []
+        return await archived_team_events(self.engine, game_id)
+
     async def holds(self, game_id: str) -> bool:
         """True if the archive knows the game (so its id is taken, even once purged from the stream)."""
         if self.engine is None:
@@ -123,7 +135,7 @@ async def archive_and_purge(runtime: Runtime) -> None:
     assert runtime.engine is not None, "the archive role needs the table's database"
     nc = await connect_archive(runtime.settings)
     try:
-        await asyncio.gather(archive_events(runtime, nc), purge_archived(runtime, nc))
+        await asyncio.gather(archive_events(runtime, nc), archive_team_events(runtime, nc), purge_archived(runtime, nc))
     finally:
         try:
             await nc.drain()
@@ -286,8 +298,9 @@ async def purge_archived(runtime: Runtime, nc: NatsClient) -> None:
 
 
 async def purge_due(runtime: Runtime, js: Any) -> int:
-    """Purge the GAMES subject of up to PURGE_BATCH games that ended more than the grace period ago and whose
-    every event 1..last_n is in the archive; note purged_at for each. Return how many were purged.
+    """Purge the GAMES subjects of up to PURGE_BATCH games that ended more than the grace period ago and whose
+    every event 1..last_n (and every team-log entry) is in the archive; note purged_at for each. Return how many
+    were purged.
 
     The rows are locked (SKIP LOCKED) while their subjects are purged, so several replicas sweep apart.
     """
@@ -298,14 +311,18 @@ async def purge_due(runtime: Runtime, js: Any) -> int:
     async with engine.begin() as connection:
         # Complete: the archive holds last_n distinct events of the game (the key is (game_id, n), n >= 1),
         # so exactly 1..last_n; a game still missing one (on its way in) waits for a later sweep.
-        due = (await connection.execute(text(
-            'SELECT g.game_id FROM "table".archived_games g WHERE g.purged_at IS NULL AND g.ended_at IS NOT NULL '
-            'AND g.ended_at < :cutoff AND g.last_n = (SELECT count(*) FROM "table".events e '
+        found = (await connection.execute(text(
+            'SELECT g.game_id, g.rules FROM "table".archived_games g WHERE g.purged_at IS NULL '
+            'AND g.ended_at IS NOT NULL AND g.ended_at < :cutoff AND g.last_n = (SELECT count(*) FROM "table".events e '
             "WHERE e.game_id = g.game_id) ORDER BY g.ended_at LIMIT :limit FOR UPDATE OF g SKIP LOCKED"),
-            {"cutoff": cutoff, "limit": PURGE_BATCH})).scalars().all()
-        metrics.ARCHIVE_PURGE_DUE.set(len(due))
+            {"cutoff": cutoff, "limit": PURGE_BATCH})).all()
+        metrics.ARCHIVE_PURGE_DUE.set(len(found))
+        # A game whose rules can have team logs waits, too, until every entry of them is archived.
+        due = [game_id for game_id, rules in found
+               if not may_have_team_logs(rules) or await team_logs_archived(js, connection, game_id)]
         for game_id in due:
-            await js.purge_stream(GAMES_STREAM, subject=game_subject(game_id))
+            # The game's log and its team logs (game.<id>.team.<k>) together.
+            await js.purge_stream(GAMES_STREAM, subject=game_subjects(game_id))
         if due:  # noted in the same transaction: a failed purge leaves every row of the batch as it was
             await connection.execute(_GAMES.update().where(_GAMES.c.game_id.in_(due)).values(purged_at=now))
     metrics.PURGED_GAMES.inc(len(due))

@@ -53,3 +53,17 @@ class ArchivedGame(Base):
     ended_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     last_n: Mapped[int] = mapped_column(Integer)
     purged_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+
+
+class ArchivedTeamEvent(Base):
+    """One entry of a game's team log (a side move, libs/platform/team_log.py), stored once: its team, number,
+    stream sequence, time and exact bytes. Read only for the team's own players and operators."""
+
+    __tablename__ = "team_events"
+
+    game_id: Mapped[str] = mapped_column(Text, primary_key=True)
+    team: Mapped[int] = mapped_column(Integer, primary_key=True)
+    n: Mapped[int] = mapped_column(Integer, primary_key=True)
+    stream_seq: Mapped[int] = mapped_column(BigInteger)
+    at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    body: Mapped[str] = mapped_column(Text)

@@ -12,7 +12,7 @@ from nats.aio.msg import Msg
 from nats.js import JetStreamContext
 from nats.js.errors import APIError
 
-from libs.platform.contracts.subjects import GAMES_STREAM, game_subject
+from libs.platform.contracts.subjects import GAMES_STREAM, game_subject, team_subject
 from libs.platform.envelope import Event
 from libs.platform.nats_client import last_message
 
@@ -59,9 +59,20 @@ class GameLog:
         msg = await last_message(self._nc, GAMES_STREAM, game_subject(game_id), READ_TIMEOUT)
         return 0 if msg is None else int((msg.headers or {}).get("Nats-Sequence") or 0)
 
+    async def team_last_sequence(self, game_id: str, team: int) -> int:
+        """Return the stream sequence of the last entry of a game's team log, 0 when it has none."""
+        msg = await last_message(self._nc, GAMES_STREAM, team_subject(game_id, team), READ_TIMEOUT)
+        return 0 if msg is None else int((msg.headers or {}).get("Nats-Sequence") or 0)
+
+    async def read_team(self, game_id: str, team: int, after_seq: int = 0) -> list[StoredEvent]:
+        """Return the entries of a game's team log stored after stream sequence `after_seq`, oldest first."""
+        return await self._read_subject(team_subject(game_id, team), after_seq)
+
     async def read(self, game_id: str, after_seq: int = 0) -> list[StoredEvent]:
         """Return the game's events stored after stream sequence `after_seq`, oldest first."""
-        subject = game_subject(game_id)
+        return await self._read_subject(game_subject(game_id), after_seq)
+
+    async def _read_subject(self, subject: str, after_seq: int) -> list[StoredEvent]:
         events: list[StoredEvent] = []
         start = after_seq + 1
         while True:
@@ -114,13 +125,20 @@ class GameLog:
         Raises AppendConflict when another writer appended first. A retried append of the same event
         (same Nats-Msg-Id) is stored once.
         """
+        return await self._append_to(game_subject(event.game_id), event, event.msg_id, expected_last_seq)
+
+    async def append_team(self, event: Event, team: int, msg_id: str, expected_last_seq: int) -> int:
+        """Append a team-log entry if that team log still ends at `expected_last_seq`; return its sequence
+        (AppendConflict when another writer was first)."""
+        return await self._append_to(team_subject(event.game_id, team), event, msg_id, expected_last_seq)
+
+    async def _append_to(self, subject: str, event: Event, msg_id: str, expected_last_seq: int) -> int:
         headers = {
-            "Nats-Msg-Id": event.msg_id,
+            "Nats-Msg-Id": msg_id,
             "Nats-Expected-Last-Subject-Sequence": str(expected_last_seq),
         }
         try:
-            ack = await self._js.publish(game_subject(event.game_id), event.encode(), headers=headers,
-                                         stream=GAMES_STREAM)
+            ack = await self._js.publish(subject, event.encode(), headers=headers, stream=GAMES_STREAM)
         except APIError as error:
             if error.err_code == WRONG_LAST_SEQUENCE:
                 raise AppendConflict(str(error)) from error

@@ -26,6 +26,7 @@ from services.table.event_store import StoredEvent
 from services.table.games import games_of
 from services.table.modes import is_revealed
 from services.table.records import seats_of
+from services.table.team_exports import TeamLogCopy, readable_team_logs, team_logs_field
 from services.table.viewers import Viewer, require_player_or_operator, viewer_of
 
 router = APIRouter(prefix="/games", tags=["games"], responses=refusals(401, 403, 404, 409))
@@ -58,13 +59,16 @@ async def export_game(game_id: str, runtime: RuntimeDep,
                                       f"{record.seed_reveal_at} offengelegt; erst dann lässt sie sich exportieren.",
                                  "seed_not_revealed")
         seed = record.seed_hex
-    return JsonBody(export_document(events, viewer, seed, clock_of(runtime).now()), headers={
+    team_logs = await readable_team_logs(games, events[0].event, viewer)
+    return JsonBody(export_document(events, viewer, seed, clock_of(runtime).now(), team_logs), headers={
         "Content-Disposition": f'attachment; filename="speed-{game_id}.json"'})
 
 
-def export_document(events: list[StoredEvent], viewer: Viewer, seed: str, now: datetime) -> dict[str, Any]:
+def export_document(events: list[StoredEvent], viewer: Viewer, seed: str, now: datetime,
+                    team_logs: list[TeamLogCopy] | None = None) -> dict[str, Any]:
     """Return the export of a finished game's log as ``viewer`` may read it (``seed``: the revealed seed, hex),
-    made at ``now`` (the platform's clock, the one the seed's reveal is judged by)."""
+    made at ``now`` (the platform's clock, the one the seed's reveal is judged by); ``team_logs``: the team logs
+    the viewer may read (``readable_team_logs``), added as ``team_logs`` when the game has any."""
     started = events[0].event
     data = started.data
     rules_id = started.rules
@@ -89,6 +93,7 @@ def export_document(events: list[StoredEvent], viewer: Viewer, seed: str, now: d
         "viewer_seat": None if whole else viewer.seat,
         "exported_at": utc_stamp(now),
         "events": [_entry(stored, viewer.seat, whole) for stored in events],
+        **team_logs_field(team_logs),
     }
 
 

@@ -29,6 +29,7 @@ from libs.platform.logging import get_logger
 from libs.platform.private import salt_for, seal
 from libs.platform.rpc import CommandRefused
 from libs.platform.service import Runtime
+from libs.platform.team_log import SideMove, side_event, team_msg_id
 from libs.rules import ConfigError, IllegalMove, registry
 from libs.rules.engine import Step, audience_of
 from libs.rules.registry import UnknownRules
@@ -36,7 +37,15 @@ from services.table import metrics
 from services.table.archive import Archive
 from services.table.event_store import AppendConflict, GameLog, StoredEvent
 from services.table.modes import checked_mode, ended_fields
-from services.table.records import CorruptLog, GameRecord, begin, fold_on, replay
+from services.table.records import (
+    CorruptLog,
+    GameRecord,
+    OutOfOrder,
+    begin,
+    fold_merged,
+    fold_on,
+    replay,
+)
 from services.table.seeds import SeedSource, commitment
 from services.table.snapshots import NoSnapshots, Snapshots
 
@@ -128,7 +137,7 @@ class Games:
             record = self._current(event.game_id)
             if record is not None and record.n >= event.n:
                 return record
-            if record is not None and record.n == event.n - 1:
+            if record is not None and record.n == event.n - 1 and not record.team_logs:
                 try:
                     record = record.fold(StoredEvent(seq=seq, event=event))
                 except CorruptLog:
@@ -152,8 +161,21 @@ class Games:
             raise GameNotFound(game_id)
         return events
 
+    async def team_events(self, game_id: str, team: int) -> list[StoredEvent]:
+        """Return one team log of the game whole (side moves): from the stream, or from the archive once the
+        game's subjects were purged (empty when the team made no side move)."""
+        _check_id(game_id)
+        if await self._log.last_sequence(game_id):
+            return await self._log.read_team(game_id, team)
+        return [stored for stored in await self._archive.team_events(game_id) if stored.event.data.get("team") == team]
+
     async def keep_snapshot(self, record: GameRecord) -> None:
-        """Store a snapshot of `record` for cold replicas (a failure costs them time only, so it is logged)."""
+        """Store a snapshot of `record` for cold replicas (a failure costs them time only, so it is logged).
+
+        Not for a game with team logs: its fold spans several logs, which a snapshot of one log's position
+        does not pin down (such a game is folded from its logs, a few hundred events at most)."""
+        if record.team_logs:
+            return
         try:
             await self._snapshots.save(record)
         except Exception as error:
@@ -212,7 +234,7 @@ class Games:
         """
         appended = await self._append_move(game_id, seat, move, actor=actor, chosen_by=chosen_by,
                                            expected_n=expected_n)
-        return self._fold_now(appended)
+        return appended if isinstance(appended, GameRecord) else self._fold_now(appended)
 
     async def play(self, game_id: str, seat: int, move: Any, *, actor: str, chosen_by: str = "player",
                    expected_n: int | None = None) -> int:
@@ -220,12 +242,17 @@ class Games:
         is in the log, and fold the move on right after the answer is written (`_fold_after_reply`)."""
         appended = await self._append_move(game_id, seat, move, actor=actor, chosen_by=chosen_by,
                                            expected_n=expected_n)
+        if isinstance(appended, GameRecord):  # a side move, folded on already: the game's log is where it was
+            return appended.n
         self._fold_after_reply(appended)
         return appended.n
 
     async def _append_move(self, game_id: str, seat: int, move: Any, *, actor: str, chosen_by: str,
-                           expected_n: int | None) -> Appended:
-        """Validate `move` for `seat` and append it to the log (`move` says how); return it, not yet folded on."""
+                           expected_n: int | None) -> Appended | GameRecord:
+        """Validate `move` for `seat` and append it to the log (`move` says how); return it, not yet folded on.
+
+        A side move (the rules name a team that alone may learn of it) goes to that team's log instead; it is
+        folded on at once and the game after it returned (the game's log, its `n` and clocks unchanged)."""
         _check_id(game_id)
         if chosen_by not in CHOSEN_BY:
             raise CommandRefused(422, "Unbekannte Herkunft des Zuges.", "malformed")
@@ -250,6 +277,15 @@ class Games:
                         raise CommandRefused(status, error.reason, error.code) from error
                     metrics.MOVES_REFUSED.labels(error.code).inc()
                     raise
+                team = record.engine.side_channel(record.position, seat, move)
+                if team is not None:
+                    after = await self._append_side(record, team, seat, move, actor, chosen_by, applied)
+                    if after is None:
+                        metrics.APPEND_CONFLICTS.inc()
+                        record, is_fresh = await self._refresh(game_id), True
+                        continue
+                    metrics.MOVES.labels(record.module.game, chosen_by).inc()
+                    return after
                 data = _sealed_move_data(record, seat, move, chosen_by, applied)
                 appended = await self._append_event(record, EventType.MOVE_MADE, actor, data, applied)
                 if appended is None:
@@ -324,6 +360,61 @@ class Games:
             event = _as_stored(event)  # its outcome is kept whole in the record (a move's effects are packed)
         return Appended(before=record, stored=StoredEvent(seq=seq, event=event), applied=applied)
 
+    async def _append_side(self, record: GameRecord, team: tuple[int, ...], seat: int, move: dict[str, Any],
+                           actor: str, chosen_by: str, applied: Step) -> GameRecord | None:
+        """Append a side move to its team's log after `record` (bound to its event n by number and hash) and return
+        the game with it folded on; None if another writer appended to that team log first."""
+        head = next((head for head in record.team_logs if head.seats == team and seat in head.seats), None)
+        if head is None:
+            raise CorruptLog(f"game {record.game_id}: the rules name a team {team} without a team log")
+        side = SideMove(team=head.team, seats=head.seats, after=record.n, after_hash=record.last_hash, seat=seat,
+                        move=move, chosen_by=chosen_by, effects=applied.effects)
+        event = _as_stored(side_event(game_id=record.game_id, n=head.n + 1, prev=head.last_hash, actor=actor,
+                                      rules=record.module.rules_id, side=side))
+        started = time.perf_counter()
+        try:
+            seq = await self._log.append_team(event, head.team, team_msg_id(record.game_id, head.team, event.n),
+                                              head.last_seq)
+        except AppendConflict:
+            return None
+        finally:
+            metrics.APPEND_SECONDS.observe(time.perf_counter() - started)
+        after = record.fold_side(StoredEvent(seq=seq, event=event), applied)
+        self._remember(after)
+        return after
+
+    async def _refresh_sides(self, game_id: str, record: GameRecord) -> GameRecord:
+        """Catch a game with team logs up with its log and its team logs, folded in their one order
+        (`records.fold_merged`); folded afresh from all of them when a team entry came in behind the record."""
+        last = await self._log.last_sequence(game_id)
+        if last == 0 and record.ended is not None:
+            return record  # an ended game never changes (purged: docs/archive.md)
+        if last == 0 or last < record.last_seq:
+            return await self._replay_sides(game_id)
+        tail = [] if last == record.last_seq else await self._log.read(game_id, after_seq=record.last_seq)
+        side: list[StoredEvent] = []
+        for head in record.team_logs:
+            side += await self._log.read_team(game_id, head.team, after_seq=head.last_seq)
+        if not tail and not side:
+            return record
+        try:
+            return fold_merged(record, tail, side)
+        except OutOfOrder:
+            return await self._replay_sides(game_id)
+
+    async def _replay_sides(self, game_id: str) -> GameRecord:
+        """Fold a game with team logs afresh from all its logs (from the stream, or all from the archive)."""
+        events = await self._log.read(game_id)
+        if events:
+            first = begin(events[0])
+            side = [stored for head in first.team_logs for stored in await self._log.read_team(game_id, head.team)]
+        else:
+            events = await self._archive.events(game_id)
+            if not events:
+                raise GameNotFound(game_id)
+            side = await self._archive.team_events(game_id)
+        return replay(events, side)
+
     async def _append(self, event: Event, expected_last_seq: int) -> int:
         started = time.perf_counter()
         try:
@@ -334,6 +425,12 @@ class Games:
     async def _refresh(self, game_id: str) -> GameRecord:
         """Catch the cached record up with the log (or rebuild it); 404 when the game has no log."""
         record = self._current(game_id)
+        if record is not None and record.team_logs:
+            started = time.perf_counter()
+            record = await self._refresh_sides(game_id, record)
+            metrics.REPLAY_SECONDS.observe(time.perf_counter() - started)
+            self._remember(record)
+            return record
         if record is None:
             started = time.perf_counter()
             record = await self._thaw(game_id)
@@ -358,6 +455,8 @@ class Games:
             record = replay(await self.events(game_id))  # purged between the two reads: from the archive
         else:
             record = fold_on(record, await self._log.read(game_id, after_seq=record.last_seq))
+        if record.team_logs:  # first read of a game with team logs: fold them in at their places
+            record = await self._replay_sides(game_id)
         metrics.REPLAY_SECONDS.observe(time.perf_counter() - started)
         self._remember(record)
         return record

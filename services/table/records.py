@@ -82,6 +82,30 @@ class Ended:
         return _OUTCOME.decode(_unpack(self.outcome_json)) if self.outcome_json else None
 
 
+@dataclass(frozen=True, slots=True)
+class TeamHead:
+    """How far a game's record has folded one team log (side moves: libs/platform/team_log.py)."""
+
+    team: int
+    seats: tuple[int, ...]
+    last_seq: int = 0
+    """The stream sequence of the last folded entry (0: none yet)."""
+    n: int = 0
+    last_hash: str = GENESIS
+    effects_json: bytes = _NO_EFFECTS
+    """The effects of the team's last side move (shown to the team only)."""
+
+    @property
+    def last_effects(self) -> list[dict[str, Any]]:
+        """The effects of the team's last side move (a fresh copy per call)."""
+        return _EFFECTS.decode(_unpack(self.effects_json))
+
+
+class OutOfOrder(CorruptLog):
+    """A team-log entry follows a game event this record has already folded past (a race between two replicas'
+    appends): the caller folds the logs afresh, merged in their order."""
+
+
 class ClockStart(NamedTuple):
     """The event a seat's think time runs from: its number and its timestamp in the log."""
 
@@ -125,6 +149,8 @@ class GameRecord:
     """Set once GameEnded is folded."""
     effects_json: bytes = _NO_EFFECTS
     """The effects of the last MoveMade (a JSON array, compressed when long; see `last_effects`)."""
+    team_logs: tuple[TeamHead, ...] = ()
+    """One per team that may make side moves (its team log folded so far); empty for most games."""
     left: frozenset[int] = field(default_factory=frozenset)
     left_with_others: frozenset[int] = field(default_factory=frozenset)
     """Seats whose humans left while other humans still played (they lose 10 leaderboard points)."""
@@ -214,6 +240,80 @@ class GameRecord:
                                      seed=event.data.get("seed"))
         return evolve(self, **changes)
 
+    def team_of_seat(self, seat: int | None) -> TeamHead | None:
+        """Return the team log `seat` belongs to and may read (None: a spectator, or no team logs)."""
+        if seat is None:
+            return None
+        return next((head for head in self.team_logs if seat in head.seats), None)
+
+    def fold_side(self, stored: StoredEvent, applied: Step | None = None) -> GameRecord:
+        """Return the record after one more entry of a team log (a side move after this record's event `n`).
+
+        The entry must be its log's next one and follow exactly this game event (`after`, `after_hash`); one that
+        follows an earlier event raises OutOfOrder (fold the logs afresh, merged). Nothing but the position (the
+        side move applied) and the team's head changes: no clock, no effects of the game's log.
+        """
+        event = stored.event
+        data = event.data
+        team = data.get("team")
+        index = next((i for i, head in enumerate(self.team_logs) if head.team == team), None)
+        if index is None:
+            raise CorruptLog(f"game {self.game_id}: a team log {team!r} this game has not")
+        head = self.team_logs[index]
+        if event.n != head.n + 1 or event.prev != head.last_hash:
+            raise CorruptLog(f"game {self.game_id}: team {team} entry {event.n} does not follow entry {head.n}")
+        after = data.get("after")
+        if not isinstance(after, int) or after < self.n:
+            raise OutOfOrder(f"game {self.game_id}: team {team} entry {event.n} follows event {after}, "
+                             f"the record is at {self.n}")
+        if after > self.n:
+            raise CorruptLog(f"game {self.game_id}: team {team} entry {event.n} follows event {after}, not yet folded")
+        if data.get("after_hash") != self.last_hash:
+            raise CorruptLog(f"game {self.game_id}: team {team} entry {event.n} is bound to another event {after}")
+        seat = int(data["seat"])
+        if seat not in head.seats:
+            raise CorruptLog(f"game {self.game_id}: seat {seat} is not of team {team}")
+        if applied is None:
+            try:
+                applied = self.engine.apply(self.position, seat, data["move"])
+            except Exception as error:
+                raise CorruptLog(f"game {self.game_id}: team {team} entry {event.n} cannot be replayed "
+                                 f"({error})") from error
+        moved = evolve(head, last_seq=stored.seq, n=event.n, last_hash=event.hash,
+                       effects_json=_pack(applied.effects))
+        heads = (*self.team_logs[:index], moved, *self.team_logs[index + 1:])
+        return evolve(self, position=applied.position, team_logs=heads)
+
+
+def fold_merged(record: GameRecord, events: list[StoredEvent], side: list[StoredEvent]) -> GameRecord:
+    """Return `record` with the game log's next `events` and the team logs' next entries `side` folded on in the
+    one order every reader folds them: game event n, then the team entries with after == n (team by team, each
+    in its order), then event n + 1. Entries that follow a game event beyond `events` are left for later (their
+    team's head stays before them). OutOfOrder: an entry follows an event `record` had folded past.
+    """
+    pending = sorted(side, key=lambda stored: (stored.event.data.get("after", -1), stored.event.data.get("team", 0),
+                                               stored.event.n))
+    waiting = 0
+
+    def fold_sides(current: GameRecord) -> GameRecord:
+        nonlocal waiting
+        while waiting < len(pending) and pending[waiting].event.data.get("after") == current.n:
+            current = current.fold_side(pending[waiting])
+            waiting += 1
+        if waiting < len(pending) and not isinstance(pending[waiting].event.data.get("after"), int):
+            raise CorruptLog(f"game {current.game_id}: a team-log entry names no game event")
+        if waiting < len(pending) and pending[waiting].event.data["after"] < current.n:
+            raise OutOfOrder(f"game {current.game_id}: a team-log entry follows event "
+                             f"{pending[waiting].event.data['after']}, the record is at {current.n}")
+        return current
+
+    record = fold_sides(record)
+    last_move = max((index for index, stored in enumerate(events) if stored.event.type == EventType.MOVE_MADE),
+                    default=-1)
+    for index, stored in enumerate(events):
+        record = fold_sides(record.fold(stored, keep_effects=index == last_move))
+    return record
+
 
 def _clocks_after(position: Position, event: Event,
                   before: tuple[ClockStart | None, ...] = ()) -> tuple[ClockStart | None, ...]:
@@ -261,12 +361,14 @@ def begin(stored: StoredEvent) -> GameRecord:
     if type(settings) is dict:
         settings = _shared_values(settings)
     position = engine.start(settings, len(seats), bytes.fromhex(seed))
+    team_logs = tuple(TeamHead(team=index, seats=team) for index, team in enumerate(engine.side_teams(settings,
+                                                                                                      len(seats))))
     return GameRecord(game_id=event.game_id, engine=engine, seats=seats, position=position,
                       last_seq=stored.seq, n=1, last_hash=event.hash, settings=settings,
                       platform=PlatformSettings.from_data(data.get("platform") or {}), seed_hex=seed,
                       seed_commitment=data.get("seed_commitment"), table_id=data.get("table_id"),
                       mode=_mode_of(data.get("mode")), seed_reveal_at=_shared(data.get("seed_reveal_at")),
-                      clocks=_clocks_after(position, event))
+                      clocks=_clocks_after(position, event), team_logs=team_logs)
 
 
 def _mode_of(data: Any) -> GameMode | None:
@@ -293,8 +395,11 @@ def fold_on(record: GameRecord, events: list[StoredEvent]) -> GameRecord:
     return record
 
 
-def replay(events: list[StoredEvent]) -> GameRecord:
-    """Fold a whole log (as any replica or auditor would) into its record."""
+def replay(events: list[StoredEvent], side: list[StoredEvent] | None = None) -> GameRecord:
+    """Fold a whole log (as any replica or auditor would) into its record; `side`: its team logs' entries (all of
+    them), folded in at their places (`fold_merged`)."""
     if not events:
         raise CorruptLog("empty log")
+    if side:
+        return fold_merged(begin(events[0]), events[1:], side)
     return fold_on(begin(events[0]), events[1:])

@@ -22,6 +22,7 @@ from services.table.modes import is_revealed
 from services.table.records import CorruptLog, Seat, seats_of
 from services.table.replay_views import ALL, PUBLIC, Sight, step_event, step_lines, step_view
 from services.table.replays import GameReplay, Replays, is_ended
+from services.table.team_exports import side_teams
 from services.table.viewers import Viewer, require_player_or_operator, viewer_of
 
 router = APIRouter(prefix="/games", tags=["games"], responses=refusals(401, 403, 404, 409))
@@ -79,7 +80,7 @@ def replay_step(replay: GameReplay, game_id: str, n: int, sight: Sight, runtime:
     clock = clock_of(runtime) if runtime is not None else None
     seed_secret = (sight.whole and event.type == EventType.GAME_STARTED and bool(event.data.get("seed_reveal_at"))
                    and not is_revealed(replay.record_at(last), clock))
-    return {
+    step = {
         "game_id": game_id,
         "n": n,
         "of": last,
@@ -92,6 +93,11 @@ def replay_step(replay: GameReplay, game_id: str, n: int, sight: Sight, runtime:
         "prev": n - 1 if n > 1 else None,
         "next": n + 1 if n < last else None,
     }
+    readable = [head.team for head in record.team_logs if sight.whole or sight.seat in head.seats]
+    if readable:  # the team logs' entries after event n this sight may read (a team member: their own team's)
+        step["team_events"] = [stored.event.to_json() for stored in replay.side_entries(n)
+                               if stored.event.data.get("team") in readable]
+    return step
 
 
 @router.get("/{game_id}/replay")
@@ -112,8 +118,10 @@ async def replay_at(game_id: str, runtime: RuntimeDep,
             require_player_or_operator(viewer)
             raise CommandRefused(409, "Die Partie läuft noch; Schritt für Schritt nachspielen lässt sie sich "
                                  "nach dem Ende.", "game_running")
+        side = [stored for team, _seats in side_teams(events[0].event)
+                for stored in await games.team_events(game_id, team)]
         try:
-            replay = replays.keep(game_id, events)
+            replay = replays.keep(game_id, events, side)
         except CorruptLog as error:
             raise _corrupt(error) from error
     viewer = viewer_of(runtime, replay.seats, authorization)

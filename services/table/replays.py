@@ -45,6 +45,9 @@ class GameReplay:
     marks: dict[int, GameRecord] = field(default_factory=dict)
     """Record at n = 1 + k × every, by k (filled as folds pass them)."""
     cursor: GameRecord | None = None
+    sides: dict[int, list[StoredEvent]] = field(default_factory=dict)
+    """The team logs' entries (side moves) by the game event they follow, in the merged order (empty for most
+    games): folded in right after that event, so the record at n holds them, as the live table did."""
     folds: int = 0
     """Events folded for this game so far (the benchmark and the tests read it)."""
 
@@ -71,11 +74,21 @@ class GameReplay:
             raise IndexError(n)
         record = self._start_for(n)
         while record.n < n:
-            record = record.fold(self.stored(record.n + 1))
+            record = self._with_sides(record.fold(self.stored(record.n + 1)))
             self.folds += 1
             if (record.n - 1) % self.every == 0:
                 self.marks.setdefault((record.n - 1) // self.every, record)
         self.cursor = record
+        return record
+
+    def side_entries(self, n: int) -> list[StoredEvent]:
+        """Return the team logs' entries that follow game event `n` (every team's, in the merged order)."""
+        return self.sides.get(n, [])
+
+    def _with_sides(self, record: GameRecord) -> GameRecord:
+        """Return `record` with the team logs' entries that follow its event folded on."""
+        for stored in self.sides.get(record.n, ()):
+            record = record.fold_side(stored)
         return record
 
     def _start_for(self, n: int) -> GameRecord:
@@ -86,11 +99,19 @@ class GameReplay:
             k -= 1
         mark = self.marks.get(k)
         if mark is None:
-            mark = begin(self.stored(1))
+            mark = self._with_sides(begin(self.stored(1)))
             self.marks[0] = mark
         if cursor is not None and mark.n <= cursor.n <= n:
             return cursor
         return mark
+
+
+def _by_event(side: list[StoredEvent]) -> dict[int, list[StoredEvent]]:
+    """Team-log entries grouped by the game event they follow, each group in the merged order (team, then n)."""
+    groups: dict[int, list[StoredEvent]] = {}
+    for stored in sorted(side, key=lambda s: (s.event.data.get("after", 0), s.event.data.get("team", 0), s.event.n)):
+        groups.setdefault(int(stored.event.data.get("after", 0)), []).append(stored)
+    return groups
 
 
 class Replays:
@@ -108,9 +129,9 @@ class Replays:
             self._games.move_to_end(game_id)
         return replay
 
-    def keep(self, game_id: str, events: list[StoredEvent]) -> GameReplay:
+    def keep(self, game_id: str, events: list[StoredEvent], side: list[StoredEvent] | None = None) -> GameReplay:
         """Keep the replay of an ended game's log (`is_ended(events)` must hold) and return it (CorruptLog: the
-        log does not begin with GameStarted)."""
+        log does not begin with GameStarted); `side`: every entry of its team logs (side moves)."""
         if not is_ended(events):
             raise ValueError("only an ended game's log is final enough to keep")
         kept = self._games.get(game_id)
@@ -121,7 +142,8 @@ class Replays:
             raise CorruptLog(f"game {game_id}: the log does not begin with GameStarted")
         every = max(MIN_EVERY, -(-len(events) // self._marks))
         replay = GameReplay(bodies=[stored.event.encode() for stored in events],
-                            seqs=[stored.seq for stored in events], seats=seats_of(events[0].event), every=every)
+                            seqs=[stored.seq for stored in events], seats=seats_of(events[0].event), every=every,
+                            sides=_by_event(side or []))
         self._games[game_id] = replay
         while len(self._games) > self._limit:
             self._games.popitem(last=False)

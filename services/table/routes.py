@@ -17,7 +17,7 @@ from libs.audit import EXPORT_FORMAT, audit
 from libs.platform.auth import Identity
 from libs.platform.clock import clock_of
 from libs.platform.contracts.commands import ADVISE, AdviseRequest
-from libs.platform.contracts.subjects import game_subject
+from libs.platform.contracts.subjects import game_subject, team_subject
 from libs.platform.envelope import Event, EventType
 from libs.platform.http_errors import refusals
 from libs.platform.nats_client import stream_sequence
@@ -32,6 +32,7 @@ from services.table.event_store import StoredEvent
 from services.table.games import CONFLICT_CODES, Games, LeftGame, games_of
 from services.table.live_limits import LiveLimits
 from services.table.records import GameRecord, seats_of
+from services.table.team_exports import side_teams
 from services.table.views import game_view, public_event
 
 router = APIRouter(prefix="/games", tags=["games"], responses=refusals(403, 404, 409, 429, 503))
@@ -152,8 +153,13 @@ async def read_log(game_id: str, runtime: RuntimeDep,
         identity = identity_of(runtime, bearer_token(authorization) or authorization)
         viewer = next((seat.index for seat in seats_of(events[0].event) if seat.player_id == identity.player_id),
                       None)
-    return {"game_id": game_id, "ended": is_ended,
-            "events": [public_event(stored.event, viewer, is_ended) for stored in events]}
+    body: dict[str, Any] = {"game_id": game_id, "ended": is_ended,
+                            "events": [public_event(stored.event, viewer, is_ended) for stored in events]}
+    team = next((team for team in side_teams(events[0].event) if viewer in team[1]), None)
+    if team is not None:  # a team member also reads their own team log (side moves), whole; nobody else does
+        body["team_log"] = {"team": team[0], "seats": list(team[1]), "events": [
+            stored.event.to_json() for stored in await games_of(runtime).team_events(game_id, team[0])]}
+    return body
 
 
 @router.get("/{game_id}/audit")
@@ -217,13 +223,19 @@ async def _stream(runtime: Runtime, games: Games, record: GameRecord, viewer: in
     async def on_event(msg: Msg) -> None:
         await queue.put(msg)
 
-    subscription = await runtime.js.subscribe(
+    subscriptions = [await runtime.js.subscribe(
         game_subject(record.game_id), ordered_consumer=True, cb=on_event,
         config=ConsumerConfig(deliver_policy=DeliverPolicy.BY_START_SEQUENCE, opt_start_seq=record.last_seq + 1),
-    )
+    )]
+    team = record.team_of_seat(viewer)
+    if team is not None:  # a team member is also told of their own team log's entries (never the other team's)
+        subscriptions.append(await runtime.js.subscribe(
+            team_subject(record.game_id, team.team), ordered_consumer=True, cb=on_event,
+            config=ConsumerConfig(deliver_policy=DeliverPolicy.BY_START_SEQUENCE, opt_start_seq=team.last_seq + 1),
+        ))
     metrics.LIVE_STREAMS.inc()
     try:
-        yield _sse("update", game_view(record, viewer, clock_of(runtime)), record.n)
+        yield _sse("update", game_view(record, viewer, clock_of(runtime)), _sse_id(record, viewer))
         while record.ended is None:
             try:
                 msg = await asyncio.wait_for(queue.get(), timeout=15.0)
@@ -234,19 +246,35 @@ async def _stream(runtime: Runtime, games: Games, record: GameRecord, viewer: in
                 continue
             while not queue.empty():  # only the newest event matters: the view shows the game after it
                 msg = queue.get_nowait()
-            # The delivered event is folded onto the cached game (no read of the log when it is one behind).
-            latest = await games.at_event(Event.decode(msg.data), stream_sequence(msg))
-            if latest.n > record.n:
+            if team is None:
+                # The delivered event is folded onto the cached game (no read of the log when it is one behind).
+                latest = await games.at_event(Event.decode(msg.data), stream_sequence(msg))
+            else:  # the game's log or the team's: read both as they stand
+                latest = await games.load(record.game_id)
+            if _progress(latest, viewer) > _progress(record, viewer):
                 record = latest
-                yield _sse("update", game_view(record, viewer, clock_of(runtime)), record.n)
+                yield _sse("update", game_view(record, viewer, clock_of(runtime)), _sse_id(record, viewer))
     finally:
         metrics.LIVE_STREAMS.dec()
-        try:
-            await subscription.unsubscribe()
-        except Exception:  # the connection may be closing
-            pass
+        for subscription in subscriptions:
+            try:
+                await subscription.unsubscribe()
+            except Exception:  # the connection may be closing
+                pass
 
 
-def _sse(kind: str, body: dict[str, Any], n: int) -> bytes:
-    return b"id: %d\nevent: %s\ndata: %s\n\n" % (n, kind.encode(), msgspec.json.encode(body))
+def _progress(record: GameRecord, viewer: int | None) -> tuple[int, int]:
+    """How far `viewer` has seen the game: the log's n, and their own team log's n (0 without one)."""
+    team = record.team_of_seat(viewer)
+    return record.n, team.n if team is not None else 0
+
+
+def _sse_id(record: GameRecord, viewer: int | None) -> str:
+    """An update's id: the log's n; for a team member "<n>.<team log's n>" (their team's entries count too)."""
+    team = record.team_of_seat(viewer)
+    return str(record.n) if team is None else f"{record.n}.{team.n}"
+
+
+def _sse(kind: str, body: dict[str, Any], event_id: str) -> bytes:
+    return b"id: %s\nevent: %s\ndata: %s\n\n" % (event_id.encode(), kind.encode(), msgspec.json.encode(body))
 

@@ -47,6 +47,12 @@ def game_view(record: GameRecord, viewer: int | None, clock: Clock | None = None
         "clocks": clocks(record) if is_running else [],
         "seed_commitment": record.seed_commitment,
     }
+    team = record.team_of_seat(viewer)
+    if team is not None:
+        # The viewer's own team log (side moves: team signals): how far it is and its last entry's effects. Only
+        # the team's members see it; nothing here changes when the other team signals.
+        body["team_log"] = {"team": team.team, "seats": list(team.seats), "n": team.n,
+                            "last_effects": team.last_effects}
     if record.mode is not None:
         body["mode"] = mode_view(record)
     if record.seed_reveal_at is not None:

@@ -141,7 +141,11 @@ def test_a_players_export_carries_the_other_seats_hidden_parts_only_as_digests(p
                     hidden_moves += 1
         if name in ("speedkoi", "speednova"):
             assert any(part["to"] and 0 not in part["to"] for part in whole_parts), name
-    assert hidden_moves > 0  # the other team's signals: the audit found each behind its digest
+    assert hidden_moves == 0  # speednova@2: no team signal in the game's log, not even behind a digest
+    nova = played.games["speednova"]  # the other team's signals are in its team log, the operator's export only
+    assert [log["team"] for log in nova.own["team_logs"]] == [0]
+    assert [log["team"] for log in nova.whole["team_logs"]] == [0, 1] and nova.whole["team_logs"][1]["events"]
+    assert "SideMoveMade" not in json.dumps(nova.own["events"])
 
 
 def test_the_export_names_rules_seed_and_seats(played: Fixture) -> None:

@@ -25,6 +25,9 @@ GAME_SNAPSHOTS_STREAM = "GAME_SNAPSHOTS"
 # ---- Subjects on the streams --------------------------------------------------------------------------
 GAME_EVENTS = "game.*.events"
 """Every game's log (filter subject of the consumers that follow all games)."""
+GAME_TEAM_LOGS = "game.*.team.*"
+"""Every game's team logs: side moves (Speednova's team signals from speednova@2) that only one team may learn
+of, kept beside the game's log on GAMES (docs/architecture.md, "Side moves: team logs beside the game's log")."""
 GAME_SNAPSHOTS = "snapshot.game.*"
 """Every game's snapshot subject (one kept per game)."""
 BOT_TURNS = "bot.turn.*"
@@ -46,6 +49,16 @@ PLAYER_REGISTERED = "lobby.events.player_registered"
 def game_subject(game_id: str) -> str:
     """The subject of one game's event log."""
     return f"game.{game_id}.events"
+
+
+def team_subject(game_id: str, team: int) -> str:
+    """The subject of one team's log of a game (team: its index in the rule module's ``side_teams``)."""
+    return f"game.{game_id}.team.{team}"
+
+
+def game_subjects(game_id: str) -> str:
+    """Every subject of one game on GAMES (its log and its team logs): what the archive purges."""
+    return f"game.{game_id}.>"
 
 
 def snapshot_subject(game_id: str) -> str:
@@ -105,6 +118,8 @@ LEDGER_RELEASE = "ledger.cmd.release"
 TABLE_FOLLOWUP_DURABLE = "table-followup"
 """Table: finishes games and asks computers to move, after every event (GAMES, game.*.events)."""
 TABLE_ARCHIVE_DURABLE = "table-archive"
+TABLE_ARCHIVE_TEAMS_DURABLE = "table-archive-teams"
+"""The archive's consumer of the team logs (``game.*.team.*``), beside ``table-archive`` of the games' logs."""
 """Table (its archive role, as NATS user `archive`): copies every event into PostgreSQL (GAMES, game.*.events)."""
 TABLE_TIMERS_DURABLE = "table-timers"
 """Table: the computer decides for a player whose deadline passed (TIMERS, timer.fire.*.*)."""

@@ -1,7 +1,15 @@
-"""The Speednova rule module (``speednova@1``): the protocol's functions, each sent to the part that does it."""
+"""The Speednova rule modules (``speednova@1``, ``speednova@2``): the protocol's functions, each sent to the part
+that does it.
+
+Version 2 differs in one thing only: team signals are *side moves* (``side_channel`` names the team), which the
+table keeps in the team's own log beside the game's, so nothing of the game's log may depend on them
+(``NovaState.side_signals``: a placement no longer clears a kept-free cell's signal in the game's log). Version 1
+stays registered and replays its logs exactly as they were written, signals in the game's log and all.
+"""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from libs.rules.protocol import Chance, GameSpec, Hidden, IllegalMove, Json, Outcome, Pending, RulesBase, TimeoutRule
@@ -30,6 +38,9 @@ SPEC = GameSpec(
 """Speednova: 1–4 seats, hidden racks, team signals and the bag's order; draws during play; team members may
 signal at any time; no undo (a placed tile is never taken back); on a timeout the game places and declines."""
 
+SPEC_V2 = replace(SPEC, version=2)
+"""speednova@2: the same game; team signals are side moves kept in the team's log (see the module's doc)."""
+
 TEAMS: tuple[tuple[int, ...], ...] = ((0, 2), (1, 3))
 
 
@@ -40,9 +51,17 @@ def _state(state: Any) -> NovaState:
 
 
 class Speednova(RulesBase):
-    """Speednova rules, version 1."""
+    """Speednova rules, version 1 (``Speednova()``) or 2 (``Speednova(SPEC_V2)``)."""
 
     spec = SPEC
+
+    def __init__(self, spec: GameSpec = SPEC) -> None:
+        self.spec = spec
+
+    @property
+    def side_signals(self) -> bool:
+        """True from version 2 on: signals are side moves, kept out of the game's log."""
+        return self.spec.version >= 2
 
     def valid_configs(self) -> list[Json]:
         """Return every normalised config (see ``config.valid_configs``)."""
@@ -62,7 +81,7 @@ class Speednova(RulesBase):
 
     def setup(self, config: Json, seats: int, seed: bytes) -> NovaState:
         """Return the first state, the bag shuffled from ``seed``."""
-        return rules.new_game(self.normalize_config(config, seats), seats, bytes(seed))
+        return rules.new_game(self.normalize_config(config, seats), seats, bytes(seed), self.side_signals)
 
     def pending(self, state: Any) -> tuple[Pending, ...]:
         """The mover must act; in team games the others may signal."""
@@ -80,6 +99,18 @@ class Speednova(RulesBase):
         """A team signal is read by the team only; every other move by everyone."""
         nova = _state(state)
         return nova.team_of(seat) if nova.teams and "signal" in move else None
+
+    def side_channel(self, state: Any, seat: int, move: Json) -> tuple[int, ...] | None:
+        """Version 2: a team signal is a side move read by the team only (the table keeps it in the team's log,
+        beside the game's); version 1 and every other move: None (the move belongs in the game's log)."""
+        if not self.side_signals:
+            return None
+        nova = _state(state)
+        return nova.team_of(seat) if nova.teams and isinstance(move, dict) and "signal" in move else None
+
+    def side_teams(self, config: Json, seats: int) -> tuple[tuple[int, ...], ...]:
+        """Version 2 with teams: both teams keep a team log of their signals (team k: seats k and k + 2)."""
+        return self.teams(config, seats) if self.side_signals else ()
 
     def preview(self, state: Any, seat: int, move: Json) -> Json:
         """Return what the move would bring (a placement: its lines and points); never a future draw."""
@@ -123,5 +154,8 @@ class Speednova(RulesBase):
 
 
 MODULE = Speednova()
+"""speednova@1: signals in the game's log (kept for its logs)."""
+MODULE_V2 = Speednova(SPEC_V2)
+"""speednova@2, the latest: signals are side moves in the team's log."""
 
-__all__ = ["MODULE", "SPEC", "Speednova"]
+__all__ = ["MODULE", "MODULE_V2", "SPEC", "SPEC_V2", "Speednova"]

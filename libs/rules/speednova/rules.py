@@ -45,10 +45,10 @@ def draw(rack: tuple[int, ...], bag: tuple[int, ...], size: int) -> tuple[tuple[
     return tuple(sorted(rack + drawn)), bag[count:], drawn
 
 
-def new_game(config: Json, seats: int, seed: bytes) -> NovaState:
+def new_game(config: Json, seats: int, seed: bytes, side_signals: bool = False) -> NovaState:
     """Return the first state: Leitsterne on the map, the bag shuffled from the seed, racks dealt from seat 0 on.
 
-    Platz 1 (seat 0) begins (eigene Festlegung)."""
+    Platz 1 (seat 0) begins (eigene Festlegung). ``side_signals``: speednova@2 (see ``NovaState``)."""
     teams, solo = parts(config, seats)
     radius = radius_for(seats)
     the_board = board(radius)
@@ -61,7 +61,7 @@ def new_game(config: Json, seats: int, seed: bytes) -> NovaState:
         seats=seats, teams=teams, solo=solo, radius=radius, seed=bytes(seed), cells=tuple(cells), placed=(),
         racks=((),) * seats, bag=bag, tracks=((0,) * N_COLOURS,) * tracks, gains=(((),) * N_COLOURS,) * tracks,
         started=(-1,) * seats, current=0, phase=PHASE_PLACE, signals=((),) * seats, six_line=(False,) * seats,
-        andromeda=(-1,) * seats,
+        andromeda=(-1,) * seats, side_signals=side_signals,
     )
     racks = []
     for _seat in range(seats):

@@ -4,6 +4,11 @@ Giving the same signal again takes it back, "Zurücknehmen" takes back all of th
 Festlegung), a "Feld frei halten" goes out when its cell is taken. Only the team reads them: the move's
 audience is the team, every effect about a signal is ``visible_to`` the team, and only partners' views show
 them.
+
+speednova@1 clears a kept-free cell's signal in the placement that takes the cell (a team-only effect
+``signal_erloschen`` inside that public move). speednova@2 (``NovaState.side_signals``) keeps the game's own
+moves free of signals: the signal stays stored but is no longer *active* (``active``), the team's view lists it
+under ``signale_erloschen`` until the seat signals again, and nothing else changes.
 """
 
 from __future__ import annotations
@@ -50,12 +55,37 @@ def signal_move(signal: Signal) -> Json:
     return {"signal": kind, "feld": value} if kind == KEEP_FREE else {"signal": kind, "farbe": COLOURS[value]}
 
 
+def active(state: NovaState, seat: int) -> tuple[Signal, ...]:
+    """Return the seat's active signals: all it gave and did not take back, but (speednova@2) without a
+    "Feld frei halten" whose cell has been taken since (speednova@1 removes those when the cell is taken)."""
+    own = state.signals[seat]
+    if not state.side_signals:
+        return own
+    return tuple(s for s in own if not (s[0] == KEEP_FREE and state.cells[s[1]] != FREE))
+
+
+def gone_out(state: NovaState, seat: int) -> tuple[Signal, ...]:
+    """Return the seat's "Feld frei halten" signals that went out because their cell was taken (speednova@2;
+    kept until the seat signals again). Always empty in speednova@1 (the placement removed them)."""
+    own = state.signals[seat]
+    if not state.side_signals:
+        return ()
+    return tuple(s for s in own if s[0] == KEEP_FREE and state.cells[s[1]] != FREE)
+
+
+def gone_json(seat: int, signal: Signal) -> Json:
+    """Return a signal that went out as the team's view shows it (speednova@2)."""
+    body = signal_json(seat, signal)
+    body["text"] = f"Das Signal {signal_text(signal)} von {seat_name(seat)} erlischt: das Feld ist belegt."
+    return body
+
+
 def moves(state: NovaState, seat: int) -> list[Json]:
     """Return the seat's signal moves: both colour signals for every colour, "Feld frei halten" on every free cell
     (or on a cell it marked: taking it back), and "Zurücknehmen" while it has a signal."""
     result: list[Json] = [{"signal": kind, "farbe": colour} for kind in (MANY, NEED) for colour in COLOURS]
     result += [{"signal": KEEP_FREE, "feld": cell} for cell, value in enumerate(state.cells) if value == FREE]
-    if state.signals[seat]:
+    if active(state, seat):
         result.append({"signal": WITHDRAW})
     return result
 
@@ -90,9 +120,9 @@ def check(state: NovaState, seat: int, move: Json) -> Signal | None:
         raise IllegalMove("Teamsignale gibt es nur im Spiel zu viert in Teams.", "no_teams")
     signal = parse(state, move)
     if signal is None:
-        if not state.signals[seat]:
+        if not active(state, seat):
             raise IllegalMove("Du hast gerade kein Signal, das du zurücknehmen könntest.", "no_signal")
-    elif signal not in state.signals[seat] and signal[0] == KEEP_FREE and state.cells[signal[1]] != FREE:
+    elif signal not in active(state, seat) and signal[0] == KEEP_FREE and state.cells[signal[1]] != FREE:
         raise IllegalMove("„Feld frei halten“ geht nur auf einem freien Feld.", "occupied")
     return signal
 
@@ -101,7 +131,7 @@ def apply(state: NovaState, seat: int, move: Json) -> tuple[NovaState, list[Json
     """Give, repeat (take back) or withdraw signals; the effect is read by the team only."""
     signal = check(state, seat, move)
     team = state.team_of(seat)
-    own = state.signals[seat]
+    own = active(state, seat)
     if signal is None:
         after: tuple[Signal, ...] = ()
         text = f"{seat_name(seat)} nimmt alle Signale zurück."
@@ -123,7 +153,7 @@ def preview(state: NovaState, seat: int, move: Json) -> Json:
     signal = check(state, seat, move)
     if signal is None:
         text = "Du nimmst alle deine Signale zurück."
-    elif signal in state.signals[seat]:
+    elif signal in active(state, seat):
         text = f"Du nimmst das Signal {signal_text(signal)} zurück."
     else:
         text = f"Du gibst deinem Team das Signal {signal_text(signal)}."
@@ -132,7 +162,7 @@ def preview(state: NovaState, seat: int, move: Json) -> Json:
 
 def clear_cells(state: NovaState, cells: tuple[int, ...]) -> tuple[tuple[tuple[Signal, ...], ...], list[Json]]:
     """Return the signals after ``cells`` were taken ("Feld frei halten" there goes out) and the team-only effects."""
-    if not state.teams:
+    if not state.teams or state.side_signals:
         return state.signals, []
     effects: list[Json] = []
     result = []

@@ -66,6 +66,10 @@ class NovaState:
     end_reason: str = ""
     """Why the game ended: "voll" (no two neighbouring free cells), "sofort" (all six at the top),
     "steine" (no seat has a double star left)."""
+    side_signals: bool = False
+    """speednova@2: signals are side moves (the table keeps them in the team's log, not the game's), so nothing
+    of the game's own moves may depend on them: a placement never clears a signal; a "Feld frei halten" whose
+    cell is taken simply counts as gone out (``signals.active``). speednova@1: False, as its logs were written."""
 
     @property
     def is_finished(self) -> bool:

@@ -21,6 +21,8 @@ from libs.rules.speednova.state import NovaState
 from libs.rules.speednova.tiles import ALL_TILES, COLOUR_INDEX, COLOURS, N_COLOURS, colour_json, tile_code, tile_json
 
 GAME = "speednova"
+RULES_V1 = "speednova@1"
+"""The first version: signals in the game's log (``NovaState.side_signals`` False)."""
 COLOUR_TABLE: list[Json] = [colour_json(colour) for colour in range(N_COLOURS)]
 
 
@@ -67,7 +69,10 @@ def _own_json(state: NovaState, seat: int) -> Json:
     own: Json = {"sitz": seat, "bank": rack}
     if state.teams:
         own["signale"] = [signals.signal_json(member, signal) for member in state.team_of(seat)
-                          for signal in state.signals[member]]
+                          for signal in signals.active(state, member)]
+        if state.side_signals:
+            own["signale_erloschen"] = [signals.gone_json(member, signal) for member in state.team_of(seat)
+                                        for signal in signals.gone_out(state, member)]
     return own
 
 
@@ -163,7 +168,7 @@ def state_from_view(view: Json, seat: int, rng: SeededRng) -> NovaState:
         racks.append(tuple(sorted(picked)))
     team = (seat % 2, seat % 2 + 2) if teams else (seat,)
     own_signals: dict[int, list[tuple[str, int]]] = {member: [] for member in team}
-    for entry in own.get("signale") or []:
+    for entry in [*(own.get("signale") or []), *(own.get("signale_erloschen") or [])]:
         value = entry["feld"] if entry["signal"] == signals.KEEP_FREE else COLOUR_INDEX[entry["farbe"]]
         own_signals[entry["sitz"]].append((entry["signal"], value))
     seed = rng.next_u64().to_bytes(8, "big") + rng.next_u64().to_bytes(8, "big")
@@ -177,4 +182,5 @@ def state_from_view(view: Json, seat: int, rng: SeededRng) -> NovaState:
         six_line=tuple(bool(p["sechserlinie"]) for p in players),
         andromeda=tuple(-1 if p["andromeda"] is None else int(p["andromeda"]) for p in players),
         end_reason=view["ende"] or "",
+        side_signals=view["regeln"] != RULES_V1,
     )

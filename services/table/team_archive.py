@@ -1,0 +1,143 @@
+"""The archive of team logs: every entry of every game's team logs in PostgreSQL, read back once purged.
+
+A game's team logs (side moves only one team may learn of: libs/platform/team_log.py) live on GAMES beside its
+log, as ``game.<id>.team.<k>``. The archive role copies them with a durable consumer of their own
+(``table-archive-teams``, filter ``game.*.team.*``) into ``"table".team_events``, exactly once by
+(game_id, team, n), acking only after the commit; the purge sweep purges a game's log and its team logs
+together (``game.<id>.>``). Side moves are few (a team game gives a few dozen signals), so rows are inserted
+one statement per batch, without the game log's COPY.
+"""
+
+from __future__ import annotations
+
+import time
+from functools import cache
+from typing import Any
+
+from nats.aio.client import Client as NatsClient
+from nats.errors import TimeoutError as NatsTimeout
+from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
+from sqlalchemy import bindparam, func, select
+from sqlalchemy.dialects.postgresql import insert
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+
+from libs.platform.consumers import FETCH_TIMEOUT
+from libs.platform.contracts.subjects import GAME_TEAM_LOGS, GAMES_STREAM, TABLE_ARCHIVE_TEAMS_DURABLE
+from libs.platform.database import table_of
+from libs.platform.envelope import Event, parse_stamp
+from libs.platform.logging import get_logger
+from libs.platform.nats_client import stream_sequence
+from libs.platform.service import Runtime
+from libs.rules import ConfigError, registry
+from libs.rules.registry import UnknownRules
+from services.table.archive_models import ArchivedTeamEvent
+from services.table.event_store import StoredEvent
+
+TEAM_BATCH = 200
+"""Team-log entries one fetch takes at most, stored in one transaction."""
+TEAM_LINGER = 0.5
+"""Seconds to wait after a batch smaller than TEAM_BATCH (nothing but the purge, a grace period later, waits)."""
+
+_TEAM_EVENTS = table_of(ArchivedTeamEvent)
+_TEAM_EVENTS_OF = (select(_TEAM_EVENTS.c.stream_seq, _TEAM_EVENTS.c.body)
+                   .where(_TEAM_EVENTS.c.game_id == bindparam("game_id"))
+                   .order_by(_TEAM_EVENTS.c.team, _TEAM_EVENTS.c.n))
+_COUNT_OF = select(func.count()).select_from(_TEAM_EVENTS).where(_TEAM_EVENTS.c.game_id == bindparam("game_id"))
+_STORE = insert(_TEAM_EVENTS).on_conflict_do_nothing(
+    index_elements=[_TEAM_EVENTS.c.game_id, _TEAM_EVENTS.c.team, _TEAM_EVENTS.c.n])
+
+
+async def archived_team_events(engine: AsyncEngine, game_id: str) -> list[StoredEvent]:
+    """Return every archived entry of the game's team logs (team by team, each in order), with its stream
+    sequence on GAMES."""
+    async with engine.connect() as connection:
+        rows = await connection.execute(_TEAM_EVENTS_OF, {"game_id": game_id})
+        return [StoredEvent(seq=int(seq), event=Event.decode(body)) for seq, body in rows]
+
+
+@cache
+def may_have_team_logs(rules_id: str) -> bool:
+    """True if some game of these rules can have team logs (some config and seat count with ``side_teams``)."""
+    try:
+        engine = registry.engine(rules_id)
+    except UnknownRules:
+        return False
+    for config in engine.module.valid_configs():
+        for seats in engine.spec.seat_counts:
+            try:
+                normalized = engine.normalize_config(config, seats)
+            except ConfigError:
+                continue
+            if engine.side_teams(normalized, seats):
+                return True
+    return False
+
+
+async def team_logs_archived(js: Any, connection: AsyncConnection, game_id: str) -> bool:
+    """True when the archive holds as many team-log entries of the game as the stream does (so purging its
+    subjects loses none); the purge sweep asks it for every game whose rules can have team logs."""
+    info = await js.stream_info(GAMES_STREAM, subjects_filter=f"game.{game_id}.team.*")
+    on_stream = sum(int(count) for count in (info.state.subjects or {}).values())
+    archived = (await connection.execute(_COUNT_OF, {"game_id": game_id})).scalar_one()
+    return int(archived) >= on_stream
+
+
+async def store_team_events(engine: AsyncEngine, rows: list[dict[str, Any]]) -> None:
+    """Store team-log entries; entries already stored are left as they are."""
+    if rows:
+        async with engine.begin() as connection:
+            await connection.execute(_STORE, rows)
+
+
+async def archive_team_events(runtime: Runtime, nc: NatsClient) -> None:
+    """Copy every team-log entry of GAMES into the archive, exactly once, until the service stops (acked after
+    the commit; a failed store naks the batch)."""
+    engine = runtime.engine
+    assert engine is not None
+    log = get_logger(consumer=TABLE_ARCHIVE_TEAMS_DURABLE)
+    js = nc.jetstream()
+    config = ConsumerConfig(
+        durable_name=TABLE_ARCHIVE_TEAMS_DURABLE, ack_policy=AckPolicy.EXPLICIT, deliver_policy=DeliverPolicy.ALL,
+        ack_wait=60.0, max_deliver=-1, filter_subject=GAME_TEAM_LOGS, max_ack_pending=TEAM_BATCH * 4,
+    )
+    subscription = await js.pull_subscribe(GAME_TEAM_LOGS, durable=TABLE_ARCHIVE_TEAMS_DURABLE, stream=GAMES_STREAM,
+                                           config=config)
+    try:
+        while not runtime.stopping.is_set():
+            try:
+                messages = await subscription.fetch(TEAM_BATCH, timeout=FETCH_TIMEOUT)
+            except (NatsTimeout, TimeoutError):
+                continue
+            if not messages:
+                continue
+            rows: list[dict[str, Any]] = []
+            unreadable = []
+            for msg in messages:
+                try:
+                    event = Event.decode(msg.data)
+                    rows.append({"game_id": event.game_id, "team": int(event.data["team"]), "n": event.n,
+                                 "stream_seq": stream_sequence(msg), "at": parse_stamp(event.at),
+                                 "body": msg.data.decode()})
+                except Exception:
+                    log.error("archive_unreadable_team_event", subject=msg.subject)
+                    unreadable.append(msg)
+            rows.sort(key=lambda row: (row["game_id"], row["team"], row["n"]))
+            started = time.perf_counter()
+            try:
+                await store_team_events(engine, rows)
+            except Exception:
+                log.exception("archive_team_store_failed", entries=len(rows))
+                for msg in messages:
+                    await msg.nak(delay=2.0)
+                await runtime.pause(1.0)
+                continue
+            for msg in messages:
+                await (msg.term() if msg in unreadable else msg.ack())
+            log.debug("team_entries_archived", entries=len(rows), seconds=round(time.perf_counter() - started, 4))
+            if len(messages) < TEAM_BATCH:
+                await runtime.pause(TEAM_LINGER)
+    finally:
+        try:
+            await subscription.unsubscribe()
+        except Exception:  # the connection may be closing
+            pass
