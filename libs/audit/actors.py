@@ -193,6 +193,24 @@ def mover_difference(seats: list[dict[str, Any]], left_at: Mapping[int, int], ev
     difference = _fields(event, MOVE_FIELDS)
     if difference is not None:
         return difference
+    return _mover(seats, left_at, event, seat, chosen_by)
+
+
+def side_mover_difference(seats: list[dict[str, Any]], left_at: Mapping[int, int], event: Event, seat: int,
+                          chosen_by: str) -> Difference | None:
+    """Return how a team log's side move's ``actor`` and ``chosen_by`` differ from what the table writes for
+    ``seat`` at that point: as for a move, except that no think time ever chooses a side move (a signal is
+    never anyone's must-decision)."""
+    if chosen_by == "timeout":
+        return Difference("actors", event.n, "data.chosen_by", ["player", "bot", "departed"], chosen_by,
+                          f"Einen Nebenzug von Platz {seat + 1} wählt keine abgelaufene Bedenkzeit: "
+                          "er ist nie eine Entscheidung, die fällig ist.")
+    return _mover(seats, left_at, event, seat, chosen_by)
+
+
+def _mover(seats: list[dict[str, Any]], left_at: Mapping[int, int], event: Event, seat: int,
+           chosen_by: str) -> Difference | None:
+    """The actor rules shared by the game log's moves and the team logs' side moves."""
     sitting, number = seats[seat], seat + 1
     if sitting.get("kind") == "bot":
         if chosen_by == "timeout":

@@ -73,6 +73,8 @@ def replay_log(events: list[Event], seed: bytes, report: AuditReport, progress: 
     fold = _begin(events[0], seed)
     report.rules = fold.engine.rules_id
     sides = SideReplay.of(team_logs or [])
+    sides.mover = lambda event, seat, chosen_by: actors.side_mover_difference(fold.seats, fold.left_at, event,
+                                                                              seat, chosen_by)
     try:
         if team_logs:
             check_team_logs(team_logs, events, fold.engine, events[0].data.get("settings"), len(fold.seats))

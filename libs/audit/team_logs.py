@@ -20,6 +20,7 @@ since nothing of the game's log depends on side moves.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -117,6 +118,9 @@ class SideReplay:
 
     pending: list[tuple[int, int, TeamLog, Event]] = field(default_factory=list)
     replayed: int = 0
+    mover: Callable[[Event, int, str], Difference | None] | None = None
+    """Checks an entry's ``actor`` and ``chosen_by`` against the seats and departures the game's log proves so
+    far (``libs.audit.actors.side_mover_difference``); set by the replay."""
 
     @staticmethod
     def of(logs: list[TeamLog]) -> SideReplay:
@@ -129,8 +133,18 @@ class SideReplay:
         while self.pending and self.pending[0][0] == n:
             _after, team, log, event = self.pending.pop(0)
             position = self._apply(engine, position, team, log, event)
+            self._check_mover(team, event)
             self.replayed += 1
         return position
+
+    def _check_mover(self, team: int, event: Event) -> None:
+        """Raise a TeamLogProblem where the entry's actor or ``chosen_by`` is not what the table writes."""
+        if self.mover is None:
+            return
+        difference = self.mover(event, int(event.data["seat"]), str(event.data.get("chosen_by")))
+        if difference is not None:
+            raise _difference(team, event.n, difference.field, difference.expected, difference.found,
+                              difference.reason)
 
     @staticmethod
     def _apply(engine: Engine, position: Position, team: int, log: TeamLog, event: Event) -> Position:

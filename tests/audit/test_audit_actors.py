@@ -57,7 +57,8 @@ def test_every_game_has_a_move_of_its_human_a_computers_move_and_one_for_the_dep
     for game in GAMES:
         document = played.games[game].whole
         assert moves(document, "player", seat=0) and moves(document, "bot") and moves(document, "departed", seat=0)
-        assert audit(document).checks == ["chain", "seed", "replay", "actors", "outcome", "timeout"]
+        teams = ["team"] if document.get("team_logs") else []
+        assert audit(document).checks == ["chain", "seed", "replay", "actors", "outcome", "timeout", *teams]
 
 
 # ---- GameEnded: what the leaderboard credits -------------------------------------------------------------
@@ -188,7 +189,15 @@ def test_a_stronger_computer_claimed_in_game_started_does_not_match_the_moves(pl
     document["events"][0]["data"]["seats"][1]["level"] = document["seats"][1]["level"] = "strong"
     first = next(event for event in moves(document, "bot") if event["data"]["seat"] == 1)
     report = caught(document, 1)
-    assert_verdict(report, "actors", first["n"], "actor", "Stufe „strong“")
+    # In a team game the computer may signal before its first placement: its first side move (in the one merged
+    # order, before game event first.n) is then where the claimed level is first contradicted.
+    signals = [(log["team"], entry) for log in document.get("team_logs") or [] for entry in log["events"]
+               if entry["data"]["seat"] == 1 and entry["data"]["after"] < first["n"]]
+    if signals:
+        team, entry = min(signals, key=lambda found: (found[1]["data"]["after"], found[0], found[1]["n"]))
+        assert_verdict(report, "team", None, f"team_logs[{team}].events[{entry['n']}].actor", "Stufe „strong“")
+    else:
+        assert_verdict(report, "actors", first["n"], "actor", "Stufe „strong“")
     assert report.difference is not None and report.difference.found == "bot:easy"
 
 
