@@ -14,6 +14,8 @@ CHECK_NAMES = {
     "replay": "Nachspielen",
     "outcome": "Ergebnis",
     "timeout": "Zeitüberschreitung",
+    "signature": "Signaturen",
+    "receipt": "Quittungen",
 }
 """Each check's German name, in the order the audit runs them."""
 
@@ -105,6 +107,10 @@ class AuditReport:
     """The checks that held, in the order they ran."""
     outcome: Any = None
     """The outcome the rules compute for the replayed game (set once the replay reached GameEnded)."""
+    signed_by: dict[str, int] = field(default_factory=dict)
+    """Key id -> events whose signature it made and that verified (check "signature")."""
+    unsigned: list[int] = field(default_factory=list)
+    """Events without a signature (written before the table signed; reported, never passed as signed)."""
 
     @property
     def passed(self) -> bool:
@@ -115,7 +121,8 @@ class AuditReport:
                 "events": self.events, "moves": self.moves, "checks": list(self.checks),
                 "difference": self.difference.to_json() if self.difference else None,
                 "timeouts": [move.to_json() for move in self.timeouts], "undone": list(self.undone),
-                "warnings": list(self.warnings), "verdict": self.verdict()}
+                "warnings": list(self.warnings), "verdict": self.verdict(),
+                "signatures": {"signed_by": dict(self.signed_by), "unsigned": list(self.unsigned)}}
 
     def verdict(self) -> str:
         """Return the German verdict in one line."""
@@ -130,6 +137,11 @@ class AuditReport:
         lines = [self.verdict()]
         if self.difference is not None:
             lines.extend(f"  {line}" for line in self.difference.values())
+        if self.signed_by:
+            lines.append("Signiert (Ed25519): " + ", ".join(f"{count} Ereignisse mit Schlüssel {kid}"
+                                                            for kid, count in self.signed_by.items()))
+        if self.unsigned:
+            lines.append(f"Nicht signiert: {len(self.unsigned)} von {self.events} Ereignissen")
         lines.append(f"Computerzüge nach Zeitüberschreitung: {len(self.timeouts)}")
         lines.extend(f"  {move.line()}" for move in self.timeouts)
         if self.undone:

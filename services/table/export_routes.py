@@ -58,8 +58,13 @@ async def export_game(game_id: str, runtime: RuntimeDep,
                                       f"{record.seed_reveal_at} offengelegt; erst dann lässt sie sich exportieren.",
                                  "seed_not_revealed")
         seed = record.seed_hex
-    return JsonBody(export_document(events, viewer, seed, clock_of(runtime).now()), headers={
-        "Content-Disposition": f'attachment; filename="speed-{game_id}.json"'})
+    document = export_document(events, viewer, seed, clock_of(runtime).now())
+    keyring = games.keyring
+    # The public keys that signed its events (docs/audit.md, "Signatures and receipts"); a key the table no
+    # longer knows is left out, and the audit says which events it cannot verify.
+    document["signing_keys"] = [] if keyring is None else keyring.published_for(
+        stored.event.sig["kid"] for stored in events if stored.event.sig)
+    return JsonBody(document, headers={"Content-Disposition": f'attachment; filename="speed-{game_id}.json"'})
 
 
 def export_document(events: list[StoredEvent], viewer: Viewer, seed: str, now: datetime) -> dict[str, Any]:

@@ -29,6 +29,7 @@ from libs.platform.logging import get_logger
 from libs.platform.private import salt_for, seal
 from libs.platform.rpc import CommandRefused
 from libs.platform.service import Runtime
+from libs.platform.signing import Keyring
 from libs.rules import ConfigError, IllegalMove, registry
 from libs.rules.engine import Step, audience_of
 from libs.rules.registry import UnknownRules
@@ -95,8 +96,11 @@ class Games:
     """
 
     def __init__(self, log: GameLog, seeds: SeedSource, cache_size: int = 5000,
-                 archive: Archive | None = None, snapshots: Snapshots | None = None) -> None:
+                 archive: Archive | None = None, snapshots: Snapshots | None = None,
+                 keyring: Keyring | None = None) -> None:
         self._log = log
+        self.keyring = keyring
+        """Signs every event this table appends (None: unsigned events, a table without keys outside production)."""
         self._archive = archive or Archive(None)
         self._snapshots = snapshots or NoSnapshots()
         self._seeds = seeds
@@ -180,7 +184,7 @@ class Games:
         if command.game_id and await self._archive.holds(game_id):
             # Its subject may be purged (an empty subject takes a new event 1): the id stays taken for good.
             raise CommandRefused(409, f"Die Partie {game_id} gibt es schon.", "game_exists")
-        event = new_event(
+        event = self._signed(new_event(
             game_id=game_id, n=1, type=EventType.GAME_STARTED, actor="system", rules=module.rules_id,
             prev="0" * 64,
             data=GameStarted(
@@ -192,7 +196,7 @@ class Games:
                 mode=chosen.mode if chosen.mode is not None else msgspec.UNSET,
                 seed_reveal_at=chosen.seed_reveal_at if chosen.seed_reveal_at is not None else msgspec.UNSET,
             ).to_data(),
-        )
+        ))
         async with self._lock(game_id):
             try:
                 seq = await self._append(event, expected_last_seq=0)
@@ -215,13 +219,13 @@ class Games:
         return self._fold_now(appended)
 
     async def play(self, game_id: str, seat: int, move: Any, *, actor: str, chosen_by: str = "player",
-                   expected_n: int | None = None) -> int:
-        """`move`, for a caller that needs only the number of the move's event: return it as soon as the event
-        is in the log, and fold the move on right after the answer is written (`_fold_after_reply`)."""
+                   expected_n: int | None = None) -> Event:
+        """`move`, for a caller that needs only the move's event (its number, its signed hash): return it as soon
+        as it is in the log, and fold the move on right after the answer is written (`_fold_after_reply`)."""
         appended = await self._append_move(game_id, seat, move, actor=actor, chosen_by=chosen_by,
                                            expected_n=expected_n)
         self._fold_after_reply(appended)
-        return appended.n
+        return appended.stored.event
 
     async def _append_move(self, game_id: str, seat: int, move: Any, *, actor: str, chosen_by: str,
                            expected_n: int | None) -> Appended:
@@ -314,8 +318,8 @@ class Games:
     async def _append_event(self, record: GameRecord, event_type: str, actor: str, data: dict[str, Any],
                             applied: Step | None = None) -> Appended | None:
         """Append the event after `record` and return it as stored; None if another writer appended first."""
-        event = new_event(game_id=record.game_id, n=record.n + 1, type=event_type, actor=actor,
-                          rules=record.module.rules_id, prev=record.last_hash, data=data)
+        event = self._signed(new_event(game_id=record.game_id, n=record.n + 1, type=event_type, actor=actor,
+                                       rules=record.module.rules_id, prev=record.last_hash, data=data))
         try:
             seq = await self._append(event, expected_last_seq=record.last_seq)
         except AppendConflict:
@@ -323,6 +327,10 @@ class Games:
         if event_type == EventType.GAME_ENDED:
             event = _as_stored(event)  # its outcome is kept whole in the record (a move's effects are packed)
         return Appended(before=record, stored=StoredEvent(seq=seq, event=event), applied=applied)
+
+    def _signed(self, event: Event) -> Event:
+        """`event` with the table's signature of its hash beside it (once per event, before its append)."""
+        return event if self.keyring is None else self.keyring.signed(event)
 
     async def _append(self, event: Event, expected_last_seq: int) -> int:
         started = time.perf_counter()

@@ -32,6 +32,7 @@ from services.table.event_store import StoredEvent
 from services.table.games import CONFLICT_CODES, Games, LeftGame, games_of
 from services.table.live_limits import LiveLimits
 from services.table.records import GameRecord, seats_of
+from services.table.signing_routes import MoveAnswer, receipt_of
 from services.table.views import game_view, public_event
 
 router = APIRouter(prefix="/games", tags=["games"], responses=refusals(403, 404, 409, 429, 503))
@@ -73,9 +74,13 @@ async def read_view(game_id: str, player: CurrentPlayer, runtime: RuntimeDep) ->
     return await seat_view(runtime, game_id, player)
 
 
-@router.post("/{game_id}/moves")
+@router.post("/{game_id}/moves", responses={200: {"model": MoveAnswer, "description": "the caller's view after "
+                                                  "the move, with the move's signed `receipt`"}})
 async def make_move(game_id: str, body: MoveRequest, player: CurrentPlayer, runtime: RuntimeDep) -> JsonBody:
-    """Make a move for the caller's seat; it is in the log before this answers (403 once they left)."""
+    """Make a move for the caller's seat; it is in the log before this answers (403 once they left).
+
+    The answer is the caller's view after the move plus `receipt`: the table's Ed25519 signature of the move's
+    event hash (docs/audit.md, "Signatures and receipts"); keep it to prove later what the log said."""
     return await seat_move(runtime, game_id, player, body.move, body.expected_n)
 
 
@@ -94,7 +99,7 @@ async def seat_move(runtime: Runtime, game_id: str, player: Identity, move: dict
     seat = _seat_of(await games.seated(game_id), player)
     record = await games.move(game_id, seat, move, actor=player.player_id, chosen_by="player",
                               expected_n=expected_n)
-    return JsonBody(game_view(record, seat, clock_of(runtime)))
+    return JsonBody({**game_view(record, seat, clock_of(runtime)), "receipt": receipt_of(record)})
 
 
 @router.post("/{game_id}/leave")
@@ -163,7 +168,10 @@ async def audit_game(game_id: str, runtime: RuntimeDep) -> dict[str, Any]:
     events = await games_of(runtime).events(game_id)
     if events[-1].event.type != EventType.GAME_ENDED:
         raise CommandRefused(409, "Die Partie läuft noch; prüfen lässt sie sich nach dem Ende.", "game_running")
+    keyring = games_of(runtime).keyring
     report = audit({"format": EXPORT_FORMAT, "game_id": game_id, "seed": _seed_of(events),
+                    "signing_keys": [] if keyring is None else keyring.published_for(
+                        stored.event.sig["kid"] for stored in events if stored.event.sig),
                     "events": [stored.event.to_json() for stored in events]})
     difference = report.difference
     if difference is not None and difference.check != "outcome":
@@ -218,7 +226,7 @@ async def _stream(runtime: Runtime, games: Games, record: GameRecord, viewer: in
     )
     metrics.LIVE_STREAMS.inc()
     try:
-        yield _sse("update", game_view(record, viewer, clock_of(runtime)), record.n)
+        yield _sse("update", _live_view(runtime, record, viewer), record.n)
         while record.ended is None:
             try:
                 msg = await asyncio.wait_for(queue.get(), timeout=15.0)
@@ -233,13 +241,18 @@ async def _stream(runtime: Runtime, games: Games, record: GameRecord, viewer: in
             latest = await games.at_event(Event.decode(msg.data), stream_sequence(msg))
             if latest.n > record.n:
                 record = latest
-                yield _sse("update", game_view(record, viewer, clock_of(runtime)), record.n)
+                yield _sse("update", _live_view(runtime, record, viewer), record.n)
     finally:
         metrics.LIVE_STREAMS.dec()
         try:
             await subscription.unsubscribe()
         except Exception:  # the connection may be closing
             pass
+
+
+def _live_view(runtime: Runtime, record: GameRecord, viewer: int | None) -> dict[str, Any]:
+    """A live update: the viewer's view and the signed receipt of the event it shows the game after."""
+    return {**game_view(record, viewer, clock_of(runtime)), "receipt": receipt_of(record)}
 
 
 def _sse(kind: str, body: dict[str, Any], n: int) -> bytes:
