@@ -16,12 +16,13 @@ from libs.platform.signing import PublicKey
 
 
 def audit(document: Any, progress: Progress | None = None,
-          trusted_keys: dict[str, PublicKey] | None = None) -> AuditReport:
+          trusted_keys: dict[str, PublicKey] | None = None, require_signatures: bool = False) -> AuditReport:
     """Audit an export document (``speed-game-export/1``) and return the report.
 
     In order: (a) the hash chain, (b) the seed against its commitment, (c) the replay of every move with
     the named rule version, (d) the final outcome, (e) the list of timeout moves, (f) every event's signature
-    with the keys the export publishes (and `trusted_keys`, e.g. a saved ``GET /keys`` answer). The report
+    with the keys the export publishes, or only with `trusted_keys` when given (e.g. a saved ``GET /keys``
+    answer); unsigned events are a warning, or with `require_signatures` a difference. The report
     names the first difference found (the checks after it do not run). Raises UnusableDocument when
     ``document`` is no export at all. ``progress(done, total)`` is called while the moves are replayed.
     """
@@ -61,6 +62,11 @@ def audit(document: Any, progress: Progress | None = None,
         findings = check_signatures(export.events, keys)
         difference = findings.difference
         report.signed_by, report.unsigned = findings.signed_by, findings.unsigned
+        if difference is None and require_signatures and findings.unsigned:
+            first = findings.unsigned[0]
+            difference = Difference("signature", first, "sig", "eine Signatur des Tisches", None,
+                                    f"Ereignis {first} ist nicht signiert; verlangt war, dass jedes Ereignis "
+                                    "signiert ist.")
     if difference is not None:
         report.difference = difference
         return report

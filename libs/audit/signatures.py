@@ -32,20 +32,22 @@ class SignatureFindings:
 
 def export_keys(header: Mapping[str, Any],
                 trusted: Mapping[str, PublicKey] | None = None) -> tuple[dict[str, PublicKey], Difference | None]:
-    """Return the keys to verify with: the export's ``signing_keys``, plus `trusted` ones (a saved ``GET /keys``
-    answer); a key the export publishes differently from a trusted one with the same id is a difference."""
+    """Return the keys to verify with: the export's ``signing_keys``, or, when `trusted` keys are given (a saved
+    ``GET /keys`` answer), those alone: a key only the export names then verifies nothing, and one it publishes
+    differently from the trusted key with the same id is a difference."""
     try:
         keys = public_keys(header.get("signing_keys") or [])
     except UnusableKey as error:
         return {}, Difference("document", None, "signing_keys", "veröffentlichte Ed25519-Schlüssel",
                               header.get("signing_keys"), f"Ein Schlüssel des Exportdokuments ist unbrauchbar: {error}")
-    for kid, key in (trusted or {}).items():
-        if kid in keys and keys[kid].raw != key.raw:
-            return {}, Difference("document", None, f"signing_keys[{kid}]", key.raw.hex(), keys[kid].raw.hex(),
+    if trusted is None:
+        return keys, None
+    for kid, key in keys.items():
+        if kid in trusted and trusted[kid].raw != key.raw:
+            return {}, Difference("document", None, f"signing_keys[{kid}]", trusted[kid].raw.hex(), key.raw.hex(),
                                   f"Das Exportdokument veröffentlicht den Schlüssel {kid} anders als die "
                                   "vertrauten Schlüssel.")
-        keys[kid] = key
-    return keys, None
+    return dict(trusted), None
 
 
 def check_signatures(events: list[Event], keys: Mapping[str, PublicKey]) -> SignatureFindings:
@@ -71,8 +73,8 @@ def check_signatures(events: list[Event], keys: Mapping[str, PublicKey]) -> Sign
         if key is None:
             findings.difference = Difference(
                 "signature", event.n, "sig.kid", sorted(keys), kid,
-                f"Ereignis {event.n} ist mit dem Schlüssel {kid} signiert, den das Exportdokument nicht "
-                "veröffentlicht: die Signatur lässt sich nicht prüfen.")
+                f"Ereignis {event.n} ist mit dem Schlüssel {kid} signiert, der weder veröffentlicht noch "
+                "vertraut ist: die Signatur belegt nichts.")
             return findings
         if not key.verifies(signed_message(event.game_id, event.n, event.hash), sig["sig"]):
             findings.difference = Difference(

@@ -27,6 +27,7 @@ import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -84,6 +85,10 @@ class PublicKey:
                             "(die ersten 16 Hex-Ziffern von SHA-256 des Schlüssels).")
         return PublicKey(kid=key_id(raw), raw=raw)
 
+    @cached_property
+    def _key(self) -> Ed25519PublicKey:
+        return Ed25519PublicKey.from_public_bytes(self.raw)
+
     def to_json(self) -> dict[str, str]:
         """The key as published: ``{"kid", "alg": "Ed25519", "public_key": hex}``."""
         return {"kid": self.kid, "alg": ALGORITHM, "public_key": self.raw.hex()}
@@ -94,7 +99,7 @@ class PublicKey:
             return False
         try:
             signature = bytes.fromhex(signature_hex)
-            Ed25519PublicKey.from_public_bytes(self.raw).verify(signature, message)
+            self._key.verify(signature, message)
         except (ValueError, InvalidSignature):
             return False
         return True

@@ -1,10 +1,13 @@
-"""What a forger with the whole log would do after changing it: hash the chain again."""
+"""What a forger with the whole log would do after changing it: hash the chain again, sign it again (with a key
+of their own, or the platform's), drop the signatures, or pass another game's history off as this one's."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from libs.platform.envelope import GENESIS, Event, compute_hash
+from libs.platform.envelope import GENESIS, Event, EventType, compute_hash
+from libs.platform.private import PRIVATE, is_sealed, salt_for, seal
+from libs.platform.signing import Keyring
 
 
 def rehash(document: dict[str, Any], start: int) -> None:
@@ -14,3 +17,49 @@ def rehash(document: dict[str, Any], start: int) -> None:
         event = events[index]
         event["prev"] = events[index - 1]["hash"] if index else GENESIS
         event["hash"] = compute_hash(Event(**event))
+
+
+def unsign(document: dict[str, Any]) -> None:
+    """Drop every event's signature and the export's keys: the log as written before the table signed (or as a
+    forger without the table's key would have to hand it in)."""
+    document["signing_keys"] = []
+    for event in document["events"]:
+        event.pop("sig", None)
+
+
+def resign(document: dict[str, Any], keyring: Keyring) -> None:
+    """Sign every event's hash anew with `keyring` and publish its active key in the export (a forger with a key
+    of their own, or the platform itself signing a second history)."""
+    for event in document["events"]:
+        event["sig"] = keyring.sign(event["game_id"], event["n"], event["hash"])
+    document["signing_keys"] = keyring.published_for([keyring.active])
+
+
+def relabel(document: dict[str, Any], game_id: str) -> None:
+    """Make an operator's whole export of one game pass for another game `game_id` played on the same seed: every
+    private part sealed anew with that game's salts, the chain re-hashed; the signatures stay as they were.
+
+    With it a forger turns any other legal history (a second game on the same seed, the same seats) into a
+    complete, legal, re-hashed history of `game_id` that chain, seed, replay and outcome all accept."""
+    seed = bytes.fromhex(document["seed"])
+    document["game_id"] = game_id
+    for event in document["events"]:
+        event["game_id"] = game_id
+        data, n = event["data"], event["n"]
+        if n == 1 and is_sealed(data.get("seed")):
+            data["seed"] = _resealed(data["seed"], seed, game_id, n, 0)
+        if event["type"] == EventType.MOVE_MADE:
+            index = 0
+            parts = [data["move"], *data.get("effects", [])]
+            for position, part in enumerate(parts):
+                if is_sealed(part):
+                    index += 1
+                    parts[position] = _resealed(part, seed, game_id, n, index)
+            data["move"], data["effects"] = parts[0], parts[1:]
+    rehash(document, 1)
+
+
+def _resealed(part: dict[str, Any], seed: bytes, game_id: str, n: int, index: int) -> dict[str, Any]:
+    """A whole private part sealed again with the salt of event `n`, part `index` of game `game_id`."""
+    inner = part[PRIVATE]
+    return seal(inner["value"], tuple(inner["to"]), salt_for(seed, game_id, n, index))

@@ -41,8 +41,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--receipts", metavar="FILE",
                         help="gespeicherte Quittungen (JSON-Liste) gegen den Export prüfen")
     parser.add_argument("--keys", metavar="FILE",
-                        help="vertraute Schlüssel des Tisches (gespeicherte Antwort von GET /keys) statt nur der "
-                             "im Export genannten")
+                        help="vertraute Schlüssel des Tisches (gespeicherte Antwort von GET /keys): nur mit ihnen "
+                             "prüfen, nicht mit den im Export genannten")
+    parser.add_argument("--signed", action="store_true",
+                        help="jedes Ereignis muss signiert sein (sonst nur ein Hinweis auf unsignierte Ereignisse)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -56,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         trusted, receipts = receipt_inputs(args)
         report = audit(document, progress=_progress_printer(sys.stderr) if show_progress else None,
-                       trusted_keys=trusted)
+                       trusted_keys=trusted, require_signatures=args.signed)
         proved = None if receipts is None else check_receipts(document, receipts, trusted)
     except UnusableDocument as error:
         print(f"Prüfung nicht möglich: {error}", file=sys.stderr)
