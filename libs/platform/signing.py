@@ -237,15 +237,30 @@ def new_key_file() -> dict[str, Any]:
     return {"format": KEYS_FORMAT, "active": entry["kid"], "keys": [entry]}
 
 
-def rotated(key_file: Mapping[str, Any], *, drop_old_private: bool = True) -> dict[str, Any]:
-    """Return `key_file` with a fresh key added and made active; the old keys stay (public halves always, so
-    their games verify; private halves only with `drop_old_private` False)."""
-    entry = new_key_entry()
-    old = [dict(item) for item in key_file.get("keys") or []]
+def with_new_key(key_file: Mapping[str, Any]) -> dict[str, Any]:
+    """Return `key_file` with a fresh key added, not yet active (step 1 of a rotation: every table replica learns
+    and publishes the new key before any signs with it)."""
+    return {"format": KEYS_FORMAT, "active": key_file.get("active"),
+            "keys": [*(dict(item) for item in key_file.get("keys") or []), new_key_entry()]}
+
+
+def activated(key_file: Mapping[str, Any], kid: str, *, drop_old_private: bool = True) -> dict[str, Any]:
+    """Return `key_file` with key `kid` active (step 2 of a rotation); the other keys stay, public halves always
+    (their games verify), private halves only with `drop_old_private` False."""
+    keys = [dict(item) for item in key_file.get("keys") or []]
+    if not any(item.get("kid") == kid and item.get("private_key") for item in keys):
+        raise UnusableKey(f"Der Schlüssel {kid!r} ist nicht mit privatem Teil in der Schlüsseldatei.")
     if drop_old_private:
-        for item in old:
-            item.pop("private_key", None)
-    return {"format": KEYS_FORMAT, "active": entry["kid"], "keys": [*old, entry]}
+        for item in keys:
+            if item.get("kid") != kid:
+                item.pop("private_key", None)
+    return {"format": KEYS_FORMAT, "active": kid, "keys": keys}
+
+
+def rotated(key_file: Mapping[str, Any], *, drop_old_private: bool = True) -> dict[str, Any]:
+    """Return `key_file` with a fresh key added and made active at once (`with_new_key`, then `activated`)."""
+    added = with_new_key(key_file)
+    return activated(added, str(added["keys"][-1]["kid"]), drop_old_private=drop_old_private)
 
 
 def configured_keyring(keys_json: str, keys_file: str) -> Keyring | None:
