@@ -25,6 +25,7 @@ from libs.platform.signing import (
     signed_message,
 )
 from services.table.app import create_app
+from tools.speed.cli import main as speed
 
 # The test vector of docs/audit.md, "Signatures and receipts": private key 00 01 02 … 1f.
 VECTOR_PRIVATE = bytes(range(32)).hex()
@@ -128,3 +129,27 @@ def test_the_keys_come_from_the_settings_and_production_needs_them(tmp_path: Pat
     with pytest.raises(ValueError, match="TABLE_SIGNING_KEYS"):
         create_app(Settings(**production))
     create_app(Settings(**production, table_signing_keys=json.dumps(inline)))
+
+
+def test_speed_signing_keys_makes_and_rotates_key_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    def speed_keys(*args: str) -> tuple[int, str]:
+        capsys.readouterr()
+        status = speed(["signing-keys", *args])
+        return status, capsys.readouterr().out
+
+    status, out = speed_keys("new")
+    assert status == 0
+    (tmp_path / "keys.json").write_text(out)
+    first = Keyring.load(tmp_path / "keys.json")
+    status, out = speed_keys("add", str(tmp_path / "keys.json"))
+    (tmp_path / "added.json").write_text(out)
+    added = Keyring.load(tmp_path / "added.json")
+    assert added.active == first.active and len(added.keys) == 2  # published first, active later
+    [new] = set(added.keys) - {first.active}
+    status, out = speed_keys("activate", str(tmp_path / "added.json"), new)
+    (tmp_path / "active.json").write_text(out)
+    assert Keyring.load(tmp_path / "active.json").active == new
+    status, out = speed_keys("public", str(tmp_path / "active.json"))
+    published = json.loads(out)
+    assert published["active"] == new and all("private_key" not in key for key in published["keys"])
+    assert speed_keys("activate", str(tmp_path / "active.json"), first.active)[0] == 2  # its private half is gone
