@@ -1,4 +1,4 @@
-"""Ed25519 signatures over the hashes of a game's events, the keys that make them, and move receipts.
+"""Ed25519 signatures over the hashes of a game's events, and the keys that make them.
 
 The table signs every event it appends (issue 24, point 3; specification in docs/audit.md, "Signatures and
 receipts"). What is signed is the UTF-8 message
@@ -111,27 +111,6 @@ def public_keys(entries: Any) -> dict[str, PublicKey]:
         raise UnusableKey("Die Schlüssel sind keine Liste.")
     keys = [PublicKey.from_json(entry) for entry in entries]
     return {key.kid: key for key in keys}
-
-
-@dataclass(frozen=True)
-class Receipt:
-    """What a player keeps of a move: the table's signature over event `n`'s hash (docs/audit.md)."""
-
-    game_id: str
-    n: int
-    hash: str
-    kid: str
-    sig: str
-
-    def to_json(self) -> dict[str, Any]:
-        return {"game_id": self.game_id, "n": self.n, "hash": self.hash, "kid": self.kid, "sig": self.sig}
-
-    @staticmethod
-    def of(event: Event) -> Receipt | None:
-        """The receipt of a signed event (None for an unsigned one)."""
-        if not event.sig:
-            return None
-        return Receipt(event.game_id, event.n, event.hash, str(event.sig["kid"]), str(event.sig["sig"]))
 
 
 @dataclass
