@@ -153,3 +153,15 @@ def test_speed_signing_keys_makes_and_rotates_key_files(tmp_path: Path, capsys: 
     published = json.loads(out)
     assert published["active"] == new and all("private_key" not in key for key in published["keys"])
     assert speed_keys("activate", str(tmp_path / "active.json"), first.active)[0] == 2  # its private half is gone
+
+
+def test_the_openapi_schema_documents_the_keys_and_the_receipt() -> None:
+    schema = create_app(Settings(table_signing_keys=json.dumps(vector_keyring().to_json()))).openapi()
+    keys = schema["paths"]["/keys"]["get"]["responses"]["200"]["content"]["application/json"]["schema"]
+    assert keys == {"$ref": "#/components/schemas/PublishedKeys"}
+    answer = schema["paths"]["/games/{game_id}/moves"]["post"]["responses"]["200"]
+    assert "receipt" in answer["description"]
+    assert answer["content"]["application/json"]["schema"] == {"$ref": "#/components/schemas/MoveAnswer"}
+    receipt = schema["components"]["schemas"]["ReceiptOut"]
+    assert set(receipt["properties"]) == {"game_id", "n", "hash", "kid", "sig"}
+    assert "speed-event/1:<game_id>:<n>:<hash>" in receipt["properties"]["sig"]["description"]
