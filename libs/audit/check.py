@@ -9,22 +9,35 @@ from libs.audit.document import ExportDocument, read_document
 from libs.audit.replay import Progress, Stop, replay_log
 from libs.audit.report import AuditReport, Difference
 from libs.audit.seeds import commitment
-from libs.audit.signatures import check_signatures, export_keys, unsigned_warning
+from libs.audit.signatures import TrustedKeys, signature_check
 from libs.platform.envelope import EventType
 from libs.platform.private import PRIVATE, digest_of, is_sealed, salt_for
-from libs.platform.signing import PublicKey
 
 
-def audit(document: Any, progress: Progress | None = None,
-          trusted_keys: dict[str, PublicKey] | None = None, require_signatures: bool = False) -> AuditReport:
+def audit(document: Any, progress: Progress | None = None, trusted_keys: TrustedKeys | None = None,
+          require_signatures: bool = False) -> AuditReport:
     """Audit an export document (``speed-game-export/1``) and return the report.
 
     In order: (a) the hash chain, (b) the seed against its commitment, (c) the replay of every move with
-    the named rule version, (d) the final outcome, (e) the list of timeout moves, (f) every event's signature
-    with the keys the export publishes, or only with `trusted_keys` when given (e.g. a saved ``GET /keys``
-    answer); unsigned events are a warning, or with `require_signatures` a difference. The report
-    names the first difference found (the checks after it do not run). Raises UnusableDocument when
+    the named rule version, (d) the final outcome, (e) the list of timeout moves, and last (f) every event's
+    signature, with the keys the export publishes or, when given, only with `trusted_keys` (e.g. a saved
+    ``GET /keys`` answer); unsigned events are a warning, or with `require_signatures` a difference. The
+    report names the first difference found (the checks after it do not run). Raises UnusableDocument when
     ``document`` is no export at all. ``progress(done, total)`` is called while the moves are replayed.
+    """
+    report = _log_checks(document, progress)
+    if report.passed:  # last: what was changed is the more useful verdict (docs/audit.md, "Signatures and receipts")
+        signature_check(report, read_document(document), trusted_keys, require_signatures)
+    return report
+
+
+def _log_checks(document: Any, progress: Progress | None = None) -> AuditReport:
+    """Audit an export document (``speed-game-export/1``) and return the report.
+
+    In order: (a) the hash chain, (b) the seed against its commitment, (c) the replay of every move with
+    the named rule version, (d) the final outcome, (e) the list of timeout moves. The report names the
+    first difference found (the checks after it do not run). Raises UnusableDocument when ``document`` is
+    no export at all. ``progress(done, total)`` is called while the moves are replayed.
     """
     export = read_document(document)
     report = AuditReport(game_id=export.game_id, events=len(export.events),
@@ -55,25 +68,6 @@ def audit(document: Any, progress: Progress | None = None,
         report.warnings.append("Zeitüberschreitung laut Zeitstempel vor Ablauf der Bedenkzeit in Ereignis "
                                + ", ".join(map(str, early))
                                + " (die Uhr des schreibenden Tisches kann abweichen).")
-    # Last: what was changed (a score, a move) is the more useful verdict; a legal history written anew is
-    # caught here alone (docs/audit.md, "Signatures and receipts").
-    keys, difference = export_keys(export.header, trusted_keys)
-    if difference is None:
-        findings = check_signatures(export.events, keys)
-        difference = findings.difference
-        report.signed_by, report.unsigned = findings.signed_by, findings.unsigned
-        if difference is None and require_signatures and findings.unsigned:
-            first = findings.unsigned[0]
-            difference = Difference("signature", first, "sig", "eine Signatur des Tisches", None,
-                                    f"Ereignis {first} ist nicht signiert; verlangt war, dass jedes Ereignis "
-                                    "signiert ist.")
-    if difference is not None:
-        report.difference = difference
-        return report
-    if report.unsigned:
-        report.warnings.append(unsigned_warning(report.unsigned, len(export.events)))
-    if not report.unsigned:
-        report.checks.append("signature")
     return report
 
 

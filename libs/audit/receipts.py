@@ -19,7 +19,7 @@ from typing import Any
 
 from libs.audit.document import UnusableDocument, read_document
 from libs.audit.report import CHECK_NAMES, Difference
-from libs.audit.signatures import export_keys
+from libs.audit.signatures import TrustedKeys, export_keys
 from libs.platform.signing import PublicKey, signed_message
 
 _RECEIPT_FIELDS: dict[str, type] = {"game_id": str, "n": int, "hash": str, "kid": str, "sig": str}
@@ -82,7 +82,7 @@ def read_receipts(data: Any) -> list[dict[str, Any]]:
 
 
 def check_receipts(document: Any, receipts: list[dict[str, Any]],
-                   trusted_keys: dict[str, PublicKey] | None = None) -> ReceiptReport:
+                   trusted_keys: TrustedKeys | None = None) -> ReceiptReport:
     """Check `receipts` (`read_receipts`) against an export; every one that does not hold is a difference."""
     export = read_document(document)
     report = ReceiptReport(game_id=export.game_id)

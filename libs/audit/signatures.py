@@ -13,9 +13,35 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from libs.audit.report import Difference
+from libs.audit.document import ExportDocument
+from libs.audit.report import AuditReport, Difference
 from libs.platform.envelope import Event
 from libs.platform.signing import PublicKey, UnusableKey, public_keys, signed_message
+
+TrustedKeys = Mapping[str, PublicKey]
+"""Keys to verify with instead of the export's own (by key id)."""
+
+
+def signature_check(report: AuditReport, export: ExportDocument, trusted: TrustedKeys | None = None,
+                    require_signatures: bool = False) -> None:
+    """Run check (f) on a log that passed the others: note the keys that signed and the unsigned events in
+    `report`, and the first difference; unsigned events are a warning unless `require_signatures`."""
+    keys, difference = export_keys(export.header, trusted)
+    if difference is None:
+        findings = check_signatures(export.events, keys)
+        difference = findings.difference
+        report.signed_by, report.unsigned = findings.signed_by, findings.unsigned
+        if difference is None and require_signatures and findings.unsigned:
+            first = findings.unsigned[0]
+            difference = Difference("signature", first, "sig", "eine Signatur des Tisches", None,
+                                    f"Ereignis {first} ist nicht signiert; verlangt war, dass jedes Ereignis "
+                                    "signiert ist.")
+    if difference is not None:
+        report.difference = difference
+    elif report.unsigned:
+        report.warnings.append(unsigned_warning(report.unsigned, len(export.events)))
+    else:
+        report.checks.append("signature")
 
 
 @dataclass
@@ -31,7 +57,7 @@ class SignatureFindings:
 
 
 def export_keys(header: Mapping[str, Any],
-                trusted: Mapping[str, PublicKey] | None = None) -> tuple[dict[str, PublicKey], Difference | None]:
+                trusted: TrustedKeys | None = None) -> tuple[dict[str, PublicKey], Difference | None]:
     """Return the keys to verify with: the export's ``signing_keys``, or, when `trusted` keys are given (a saved
     ``GET /keys`` answer), those alone: a key only the export names then verifies nothing, and one it publishes
     differently from the trusted key with the same id is a difference."""
