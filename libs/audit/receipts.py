@@ -20,7 +20,7 @@ from typing import Any
 from libs.audit.document import UnusableDocument, read_document
 from libs.audit.report import CHECK_NAMES, Difference
 from libs.audit.signatures import TrustedKeys, export_keys
-from libs.platform.signing import PublicKey, signed_message
+from libs.platform.signing import signed_message
 
 _RECEIPT_FIELDS: dict[str, type] = {"game_id": str, "n": int, "hash": str, "kid": str, "sig": str}
 
