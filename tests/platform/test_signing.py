@@ -124,11 +124,15 @@ def test_the_keys_come_from_the_settings_and_production_needs_them(tmp_path: Pat
         configured_keyring("{", "")
     with pytest.raises(UnusableKey, match="lässt sich nicht lesen"):
         configured_keyring("", str(tmp_path / "fehlt.json"))
-    production = {"environment": "production", "auth_secret": "s" * 40, "nats_user": "table",
-                  "nats_password": "p", "archive_nats_password": "a"}
+
+    def production(keys: str) -> Settings:
+        # Both key settings named: the test session's own key file is in the environment (tests/conftest.py).
+        return Settings(environment="production", auth_secret="s" * 40, nats_user="table", nats_password="p",
+                        archive_nats_password="a", table_signing_keys=keys, table_signing_keys_file="")
+
     with pytest.raises(ValueError, match="TABLE_SIGNING_KEYS"):
-        create_app(Settings(**production))
-    create_app(Settings(**production, table_signing_keys=json.dumps(inline)))
+        create_app(production(""))
+    create_app(production(json.dumps(inline)))
 
 
 def test_speed_signing_keys_makes_and_rotates_key_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
