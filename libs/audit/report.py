@@ -104,7 +104,8 @@ class AuditReport:
     """The events that took a step back ("Zurück"); they stay in the log and replay as undone."""
     warnings: list[str] = field(default_factory=list)
     checks: list[str] = field(default_factory=list)
-    """The checks that held, in the order they ran."""
+    """The checks of the log that held, in the order they ran (the signatures are reported apart: `signed_by`,
+    `unsigned`)."""
     outcome: Any = None
     """The outcome the rules compute for the replayed game (set once the replay reached GameEnded)."""
     signed_by: dict[str, int] = field(default_factory=dict)
@@ -129,8 +130,20 @@ class AuditReport:
         if self.difference is None:
             checked = ", ".join(CHECK_NAMES[check] for check in self.checks)
             return (f"Prüfung bestanden: Partie {self.game_id} ({self.rules}), {self.events} Ereignisse, "
-                    f"{self.moves} Züge nachgespielt; geprüft: {checked}.")
+                    f"{self.moves} Züge nachgespielt; geprüft: {checked}{self._signatures_clause()}.")
         return f"Prüfung fehlgeschlagen: {self.difference.line()}"
+
+    def _signatures_clause(self) -> str:
+        """The verdict's word on signatures (check "signature", reported apart from the log's `checks`)."""
+        if self.signed_by and not self.unsigned:
+            return (f"; {CHECK_NAMES['signature']}: alle {self.events} Ereignisse vom Tisch signiert "
+                    f"(Schlüssel {', '.join(self.signed_by)})")
+        if self.signed_by:
+            return (f"; {CHECK_NAMES['signature']}: {self.events - len(self.unsigned)} Ereignisse vom Tisch "
+                    f"signiert, {len(self.unsigned)} nicht")
+        if self.unsigned:
+            return f"; {CHECK_NAMES['signature']}: keine (nicht signiert)"
+        return ""
 
     def lines(self) -> list[str]:
         """Return the whole report as German lines: the verdict, the timeout moves, steps taken back, warnings."""

@@ -25,7 +25,8 @@ TrustedKeys = Mapping[str, PublicKey]
 def signature_check(report: AuditReport, export: ExportDocument, trusted: TrustedKeys | None = None,
                     require_signatures: bool = False) -> None:
     """Run check (f) on a log that passed the others: note the keys that signed and the unsigned events in
-    `report`, and the first difference; unsigned events are a warning unless `require_signatures`."""
+    `report` (`signed_by`, `unsigned`: reported apart from the log's `checks`, in the verdict and its own
+    lines), and the first difference; unsigned events are a warning unless `require_signatures`."""
     keys, difference = export_keys(export.header, trusted)
     if difference is None:
         findings = check_signatures(export.events, keys)
@@ -40,8 +41,6 @@ def signature_check(report: AuditReport, export: ExportDocument, trusted: Truste
         report.difference = difference
     elif report.unsigned:
         report.warnings.append(unsigned_warning(report.unsigned, len(export.events)))
-    else:
-        report.checks.append("signature")
 
 
 @dataclass

@@ -1,8 +1,15 @@
 """What a forger with the whole log would do after changing it: hash the chain again, sign it again (with a key
-of their own, or the platform's), drop the signatures, or pass another game's history off as this one's."""
+of their own, or the platform's), drop the signatures, or pass another game's history off as this one's.
+
+`rehash` is the strongest forger, the platform itself: it re-hashes and signs anew with the table's own key (the
+test session's, TABLE_SIGNING_KEYS_FILE), so what it forges must be caught by the log's own checks (replay, who
+did what, outcome, timeouts), which a signature cannot replace; signatures and receipts are tested with the other
+helpers (tests/audit/test_signatures.py)."""
 
 from __future__ import annotations
 
+import os
+from functools import cache
 from typing import Any
 
 from libs.platform.envelope import GENESIS, Event, EventType, compute_hash
@@ -11,12 +18,32 @@ from libs.platform.signing import Keyring
 
 
 def rehash(document: dict[str, Any], start: int) -> None:
-    """Re-hash the export's chain from event ``start`` on (n counts from 1), as a forger with the whole log would."""
+    """Re-hash the export's chain from event ``start`` on (n counts from 1), as a forger with the whole log would,
+    and sign each signed event anew with the table's own key when the test session holds it (the platform
+    forging; an event signed by another key keeps its old signature, which then no longer verifies)."""
+    keyring = _table_keyring()
+    events = _rehash_chain(document, start)
+    for event in events:
+        kid = (event.get("sig") or {}).get("kid")
+        if keyring is not None and kid == keyring.active:
+            event["sig"] = keyring.sign(event["game_id"], event["n"], event["hash"])
+
+
+def _rehash_chain(document: dict[str, Any], start: int) -> list[dict[str, Any]]:
+    """Re-hash the chain from event `start` on, signatures left as they were; return the events re-hashed."""
     events = document["events"]
     for index in range(start - 1, len(events)):
         event = events[index]
         event["prev"] = events[index - 1]["hash"] if index else GENESIS
         event["hash"] = compute_hash(Event(**event))
+    return list(events[start - 1:])
+
+
+@cache
+def _table_keyring() -> Keyring | None:
+    """The test session's table keys (tests/conftest.py puts their file into the environment), if any."""
+    path = os.environ.get("TABLE_SIGNING_KEYS_FILE")
+    return Keyring.load(path) if path else None
 
 
 def unsign(document: dict[str, Any]) -> None:
@@ -56,7 +83,7 @@ def relabel(document: dict[str, Any], game_id: str) -> None:
                     index += 1
                     parts[position] = _resealed(part, seed, game_id, n, index)
             data["move"], data["effects"] = parts[0], parts[1:]
-    rehash(document, 1)
+    _rehash_chain(document, 1)
 
 
 def _resealed(part: dict[str, Any], seed: bytes, game_id: str, n: int, index: int) -> dict[str, Any]:
