@@ -9,29 +9,11 @@ from libs.audit.document import ExportDocument, read_document
 from libs.audit.replay import Progress, Stop, replay_log
 from libs.audit.report import AuditReport, Difference
 from libs.audit.seeds import commitment
-from libs.audit.signatures import TrustedKeys, signature_check
 from libs.platform.envelope import EventType
 from libs.platform.private import PRIVATE, digest_of, is_sealed, salt_for
 
 
-def audit(document: Any, progress: Progress | None = None, trusted_keys: TrustedKeys | None = None,
-          require_signatures: bool = False) -> AuditReport:
-    """Audit an export document (``speed-game-export/1``) and return the report.
-
-    In order: (a) the hash chain, (b) the seed against its commitment, (c) the replay of every move with
-    the named rule version, (d) the final outcome, (e) the list of timeout moves, and last (f) every event's
-    signature, with the keys the export publishes or, when given, only with `trusted_keys` (e.g. a saved
-    ``GET /keys`` answer); unsigned events are a warning, or with `require_signatures` a difference. The
-    report names the first difference found (the checks after it do not run). Raises UnusableDocument when
-    ``document`` is no export at all. ``progress(done, total)`` is called while the moves are replayed.
-    """
-    report = _log_checks(document, progress)
-    if report.passed:  # last: what was changed is the more useful verdict (docs/audit.md, "Signatures and receipts")
-        signature_check(report, read_document(document), trusted_keys, require_signatures)
-    return report
-
-
-def _log_checks(document: Any, progress: Progress | None = None) -> AuditReport:
+def audit(document: Any, progress: Progress | None = None) -> AuditReport:
     """Audit an export document (``speed-game-export/1``) and return the report.
 
     In order: (a) the hash chain, (b) the seed against its commitment, (c) the replay of every move with

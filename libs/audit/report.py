@@ -9,13 +9,13 @@ from libs.platform.canonical import canonical_json
 
 CHECK_NAMES = {
     "document": "Exportdokument",
+    "signature": "Signaturen",  # the table's signatures: checked after the log's checks, reported apart
+    "receipt": "Quittungen",  # a player's receipts against the export (`speed audit --receipts`)
     "chain": "Hash-Kette",
     "seed": "Saat",
     "replay": "Nachspielen",
     "outcome": "Ergebnis",
     "timeout": "Zeitüberschreitung",
-    "signature": "Signaturen",
-    "receipt": "Quittungen",
 }
 """Each check's German name, in the order the audit runs them."""
 

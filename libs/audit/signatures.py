@@ -13,13 +13,30 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from libs.audit.document import ExportDocument
+from libs.audit.check import audit as audit_log
+from libs.audit.document import ExportDocument, read_document
+from libs.audit.replay import Progress
 from libs.audit.report import AuditReport, Difference
 from libs.platform.envelope import Event
 from libs.platform.signing import PublicKey, UnusableKey, public_keys, signed_message
 
 TrustedKeys = Mapping[str, PublicKey]
 """Keys to verify with instead of the export's own (by key id)."""
+
+
+def audit(document: Any, progress: Progress | None = None, trusted_keys: TrustedKeys | None = None,
+          require_signatures: bool = False) -> AuditReport:
+    """Audit an export document (``speed-game-export/1``) and return the report (``libs.audit.audit``).
+
+    The log's checks first (``libs.audit.check.audit``: chain, seed, replay, who did what, outcome, timeouts),
+    then, when they held, (f) every event's signature, with the keys the export publishes or, when given, only
+    with `trusted_keys` (e.g. a saved ``GET /keys`` answer); unsigned events are a warning, or with
+    `require_signatures` a difference. Raises UnusableDocument when ``document`` is no export at all.
+    """
+    report = audit_log(document, progress)
+    if report.passed:  # last: what was changed is the more useful verdict (docs/audit.md, "Signatures and receipts")
+        signature_check(report, read_document(document), trusted_keys, require_signatures)
+    return report
 
 
 def signature_check(report: AuditReport, export: ExportDocument, trusted: TrustedKeys | None = None,

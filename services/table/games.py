@@ -12,6 +12,7 @@ from typing import Any
 
 import msgspec
 
+from libs.platform import signing
 from libs.platform import table_options as options
 from libs.platform.contracts.commands import StartGame, StartSeat
 from libs.platform.contracts.events import (
@@ -29,7 +30,6 @@ from libs.platform.logging import get_logger
 from libs.platform.private import salt_for, seal
 from libs.platform.rpc import CommandRefused
 from libs.platform.service import Runtime
-from libs.platform.signing import Keyring
 from libs.rules import ConfigError, IllegalMove, registry
 from libs.rules.engine import Step, audience_of
 from libs.rules.registry import UnknownRules
@@ -97,7 +97,7 @@ class Games:
 
     def __init__(self, log: GameLog, seeds: SeedSource, cache_size: int = 5000,
                  archive: Archive | None = None, snapshots: Snapshots | None = None,
-                 keyring: Keyring | None = None) -> None:
+                 keyring: signing.Keyring | None = None) -> None:
         self._log = log
         self.keyring = keyring
         """Signs every event this table appends (None: unsigned events, a table without keys outside production)."""

@@ -27,12 +27,11 @@ from libs.platform.responses import CountedStream, JsonBody
 from libs.platform.rpc import CommandRefused, call
 from libs.platform.service import CurrentPlayer, Runtime, RuntimeDep, bearer_token, identity_of
 from libs.rules import IllegalMove
-from services.table import metrics
+from services.table import metrics, signing_routes
 from services.table.event_store import StoredEvent
 from services.table.games import CONFLICT_CODES, Games, LeftGame, games_of
 from services.table.live_limits import LiveLimits
 from services.table.records import GameRecord, seats_of
-from services.table.signing_routes import MoveAnswer, receipt_of
 from services.table.views import game_view, public_event
 
 router = APIRouter(prefix="/games", tags=["games"], responses=refusals(403, 404, 409, 429, 503))
@@ -74,8 +73,8 @@ async def read_view(game_id: str, player: CurrentPlayer, runtime: RuntimeDep) ->
     return await seat_view(runtime, game_id, player)
 
 
-@router.post("/{game_id}/moves", responses={200: {"model": MoveAnswer, "description": "the caller's view after "
-                                                  "the move, with the move's signed `receipt`"}})
+@router.post("/{game_id}/moves", responses={200: {"model": signing_routes.MoveAnswer,
+                                                  "description": "the caller's view after the move, with its receipt"}})
 async def make_move(game_id: str, body: MoveRequest, player: CurrentPlayer, runtime: RuntimeDep) -> JsonBody:
     """Make a move for the caller's seat; it is in the log before this answers (403 once they left).
 
@@ -99,7 +98,7 @@ async def seat_move(runtime: Runtime, game_id: str, player: Identity, move: dict
     seat = _seat_of(await games.seated(game_id), player)
     record = await games.move(game_id, seat, move, actor=player.player_id, chosen_by="player",
                               expected_n=expected_n)
-    return JsonBody({**game_view(record, seat, clock_of(runtime)), "receipt": receipt_of(record)})
+    return JsonBody({**game_view(record, seat, clock_of(runtime)), "receipt": signing_routes.receipt_of(record)})
 
 
 @router.post("/{game_id}/leave")
@@ -252,7 +251,7 @@ async def _stream(runtime: Runtime, games: Games, record: GameRecord, viewer: in
 
 def _live_view(runtime: Runtime, record: GameRecord, viewer: int | None) -> dict[str, Any]:
     """A live update: the viewer's view and the signed receipt of the event it shows the game after."""
-    return {**game_view(record, viewer, clock_of(runtime)), "receipt": receipt_of(record)}
+    return {**game_view(record, viewer, clock_of(runtime)), "receipt": signing_routes.receipt_of(record)}
 
 
 def _sse(kind: str, body: dict[str, Any], n: int) -> bytes:
