@@ -328,10 +328,6 @@ class Games:
             event = _as_stored(event)  # its outcome is kept whole in the record (a move's effects are packed)
         return Appended(before=record, stored=StoredEvent(seq=seq, event=event), applied=applied)
 
-    def _signed(self, event: Event) -> Event:
-        """`event` with the table's signature of its hash beside it (once per event, before its append)."""
-        return event if self.keyring is None else self.keyring.signed(event)
-
     async def _append(self, event: Event, expected_last_seq: int) -> int:
         started = time.perf_counter()
         try:
@@ -440,6 +436,10 @@ class Games:
 
     def _lock(self, game_id: str) -> asyncio.Lock:
         return self._locks.setdefault(game_id, asyncio.Lock())
+
+    def _signed(self, event: Event) -> Event:
+        """`event` with the table's signature of its hash beside it (once per event, before its append)."""
+        return event if self.keyring is None else self.keyring.signed(event)
 
 
 def _as_stored(event: Event) -> Event:
