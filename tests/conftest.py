@@ -37,16 +37,19 @@ class Infrastructure:
     nats_credentials: str = ""
     """The throwaway server's user -> password file: each service (in-process or a process) connects as its
     own NATS user, with only its permissions (libs/platform/nats_permissions)."""
+    signing_keys_file: str = ""
+    """The table's Ed25519 signing keys, generated once per session (libs/platform/signing)."""
 
     def settings(self, **overrides: Any) -> Settings:
         """Settings pointing at these servers."""
         return Settings(nats_url=self.nats_url, database_url=self.database_url,
-                        nats_credentials=self.nats_credentials, auth_secret=TEST_AUTH_SECRET, **overrides)
+                        nats_credentials=self.nats_credentials, auth_secret=TEST_AUTH_SECRET,
+                        **{"table_signing_keys_file": self.signing_keys_file, **overrides})
 
     def env(self) -> dict[str, str]:
         """Environment variables for a service process pointing at these servers."""
         return {"NATS_URL": self.nats_url, "DATABASE_URL": self.database_url,
-                "NATS_CREDENTIALS": self.nats_credentials,
+                "NATS_CREDENTIALS": self.nats_credentials, "TABLE_SIGNING_KEYS_FILE": self.signing_keys_file,
                 "AUTH_SECRET": TEST_AUTH_SECRET, "BOT_MOVE_DELAY": "0", "LOG_LEVEL": "warning",
                 # Tests sign up hundreds of players and fire requests as fast as they can, all from one
                 # address: no general or sign-up limit (tests of the limits set their own, tests/*/test_*limits*).
@@ -60,7 +63,8 @@ def infra(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Infrastructure]:
     if servers.nats is None:
         create_platform_streams(servers.nats_url)  # an external server: the tests' streams before any service
     infrastructure = Infrastructure(nats_url=servers.nats_url, database_url=servers.database_url,
-                                    nats_credentials=servers.nats_credentials)
+                                    nats_credentials=servers.nats_credentials,
+                                    signing_keys_file=servers.signing_keys_file)
     for key, value in infrastructure.env().items():
         os.environ[key] = value
     get_settings.cache_clear()

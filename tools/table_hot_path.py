@@ -2,8 +2,9 @@
 
 Plays two-seat Speedmosaik games in-process through the table's own code as a turn over NATS runs it
 (`table.cmd.view` then `table.cmd.play`): decode the view command, build the view, encode its reply, decode the
-move command, apply the move (the engine checks it), seal its data, build and hash the event, encode it for
-the log, fold it onto the record, encode the reply. Prints microseconds per turn for each part, the median of
+move command, apply the move (the engine checks it), seal its data, build and hash the event, sign its hash
+(Ed25519, libs/platform/signing.py), encode it for the log, fold it onto the record, encode the reply with
+its receipt. Prints microseconds per turn for each part, the median of
 five passes over the same games (the machine is shared: the median of repeated passes is what compares).
 What this leaves out is the transport: nats-py's messages (a turn is eight on the table's side) and the event
 loop, which `tools.platform_bench` measures with everything else.
@@ -21,10 +22,11 @@ from typing import Any, TypeVar
 
 import msgspec
 
-from libs.platform.contracts.commands import PLAY_MOVE, VIEW_GAME, Accepted, MakeMove, MoveMadeReply
+from libs.platform.contracts.commands import PLAY_MOVE, VIEW_GAME, Accepted, MakeMove, MoveMadeReply, Receipt
 from libs.platform.contracts.events import GameSeat, GameStarted, PlatformSettings
 from libs.platform.envelope import GENESIS, EventType, new_event
 from libs.platform.private import salt_for, seal
+from libs.platform.signing import Keyring
 from libs.rules import registry
 from libs.rules.rng import SeededRng
 from services.table.event_store import StoredEvent
@@ -36,6 +38,7 @@ from tools.platform_bench import choose
 
 GAME = "speedmosaik"
 T = TypeVar("T")
+KEYRING = Keyring.generate()
 
 
 class Parts:
@@ -89,10 +92,14 @@ def play(record: GameRecord, parts: Parts) -> int:
         event = parts.timed("new_event (hash)", new_event, game_id=record.game_id, n=record.n + 1,
                             type=EventType.MOVE_MADE, actor=f"p{seat}", rules=record.module.rules_id,
                             prev=record.last_hash, data=data)
+        event = parts.timed("sign the hash (Ed25519)", KEYRING.signed, event)
         parts.timed("encode event for the log", event.encode)
         seq += 1
         record = parts.timed("fold onto the record", record.fold, StoredEvent(seq=seq, event=event), step)
-        parts.timed("encode move reply", encode, Accepted(result=MoveMadeReply(game_id=record.game_id, n=record.n)))
+        sig = event.sig or {}
+        receipt = Receipt(game_id=event.game_id, n=event.n, hash=event.hash, kid=sig["kid"], sig=sig["sig"])
+        parts.timed("encode move reply", encode, Accepted(result=MoveMadeReply(game_id=record.game_id, n=record.n,
+                                                                                receipt=receipt)))
         turns += 1
         seat = 1 - seat
     return turns

@@ -14,6 +14,8 @@ _EVENT_FIELDS = ("game_id", "n", "type", "at", "actor", "rules", "data", "prev",
 _FIELD_TYPES: dict[str, type | tuple[type, ...]] = {
     "game_id": str, "n": int, "type": str, "at": str, "actor": str, "rules": str, "data": dict, "prev": str,
     "hash": str}
+_OPTIONAL_FIELDS = ("sig",)
+"""Fields an event may carry: ``sig``, the table's signature of its hash (unsigned older events lack it)."""
 
 
 class UnusableDocument(Exception):
@@ -52,7 +54,7 @@ def _event(raw: Any, position: int) -> Event:
     if not isinstance(raw, dict):
         raise UnusableDocument(f"Eintrag {position} der Ereignisse ist kein JSON-Objekt.")
     missing = [name for name in _EVENT_FIELDS if name not in raw]
-    extra = [name for name in raw if name not in _EVENT_FIELDS]
+    extra = [name for name in raw if name not in _EVENT_FIELDS and name not in _OPTIONAL_FIELDS]
     if missing or extra:
         names = ", ".join(missing or extra)
         raise UnusableDocument(f"Eintrag {position} der Ereignisse hat {'fehlende' if missing else 'unbekannte'} "

@@ -9,6 +9,8 @@ from libs.platform.canonical import canonical_json
 
 CHECK_NAMES = {
     "document": "Exportdokument",
+    "signature": "Signaturen",  # the table's signatures: checked after the log's checks, reported apart
+    "receipt": "Quittungen",  # a player's receipts against the export (`speed audit --receipts`)
     "chain": "Hash-Kette",
     "seed": "Saat",
     "replay": "Nachspielen",
@@ -108,9 +110,14 @@ class AuditReport:
     """The events that took a step back ("Zurück"); they stay in the log and replay as undone."""
     warnings: list[str] = field(default_factory=list)
     checks: list[str] = field(default_factory=list)
-    """The checks that held, in the order they ran."""
+    """The checks of the log that held, in the order they ran (the signatures are reported apart: `signed_by`,
+    `unsigned`)."""
     outcome: Any = None
     """The outcome the rules compute for the replayed game (set once the replay reached GameEnded)."""
+    signed_by: dict[str, int] = field(default_factory=dict)
+    """Key id -> events whose signature it made and that verified (check "signature")."""
+    unsigned: list[int] = field(default_factory=list)
+    """Events without a signature (written before the table signed; reported, never passed as signed)."""
 
     @property
     def passed(self) -> bool:
@@ -121,21 +128,39 @@ class AuditReport:
                 "events": self.events, "moves": self.moves, "checks": list(self.checks),
                 "difference": self.difference.to_json() if self.difference else None,
                 "timeouts": [move.to_json() for move in self.timeouts], "undone": list(self.undone),
-                "warnings": list(self.warnings), "verdict": self.verdict()}
+                "warnings": list(self.warnings), "verdict": self.verdict(),
+                "signatures": {"signed_by": dict(self.signed_by), "unsigned": list(self.unsigned)}}
 
     def verdict(self) -> str:
         """Return the German verdict in one line."""
         if self.difference is None:
             checked = ", ".join(CHECK_NAMES[check] for check in self.checks)
             return (f"Prüfung bestanden: Partie {self.game_id} ({self.rules}), {self.events} Ereignisse, "
-                    f"{self.moves} Züge nachgespielt; geprüft: {checked}.")
+                    f"{self.moves} Züge nachgespielt; geprüft: {checked}{self._signatures_clause()}.")
         return f"Prüfung fehlgeschlagen: {self.difference.line()}"
+
+    def _signatures_clause(self) -> str:
+        """The verdict's word on signatures (check "signature", reported apart from the log's `checks`)."""
+        if self.signed_by and not self.unsigned:
+            return (f"; {CHECK_NAMES['signature']}: alle {self.events} Ereignisse vom Tisch signiert "
+                    f"(Schlüssel {', '.join(self.signed_by)})")
+        if self.signed_by:
+            return (f"; {CHECK_NAMES['signature']}: {self.events - len(self.unsigned)} Ereignisse vom Tisch "
+                    f"signiert, {len(self.unsigned)} nicht")
+        if self.unsigned:
+            return f"; {CHECK_NAMES['signature']}: keine (nicht signiert)"
+        return ""
 
     def lines(self) -> list[str]:
         """Return the whole report as German lines: the verdict, the timeout moves, steps taken back, warnings."""
         lines = [self.verdict()]
         if self.difference is not None:
             lines.extend(f"  {line}" for line in self.difference.values())
+        if self.signed_by:
+            lines.append("Signiert (Ed25519): " + ", ".join(f"{count} Ereignisse mit Schlüssel {kid}"
+                                                            for kid, count in self.signed_by.items()))
+        if self.unsigned:
+            lines.append(f"Nicht signiert: {len(self.unsigned)} von {self.events} Ereignissen")
         lines.append(f"Computerzüge nach Zeitüberschreitung: {len(self.timeouts)}")
         lines.extend(f"  {move.line()}" for move in self.timeouts)
         if self.undone:

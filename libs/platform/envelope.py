@@ -41,11 +41,19 @@ class Event:
     data: dict[str, Any] = field(default_factory=dict)
     prev: str = GENESIS
     hash: str = ""
+    sig: dict[str, str] | None = None
+    """The table's signature of `hash` (``{"kid", "sig"}``, libs/platform/signing.py); like `hash` not covered
+    by the hash. None in events written before the table signed (or by a table without keys)."""
 
     def to_json(self) -> dict[str, Any]:
-        """Return the envelope as plain JSON data (``data`` is shared, not copied: treat it as read-only)."""
-        return {"game_id": self.game_id, "n": self.n, "type": self.type, "at": self.at, "actor": self.actor,
+        """Return the envelope as plain JSON data (``data`` is shared, not copied: treat it as read-only).
+
+        ``sig`` appears only on signed events, so unsigned ones keep their exact shape."""
+        body = {"game_id": self.game_id, "n": self.n, "type": self.type, "at": self.at, "actor": self.actor,
                 "rules": self.rules, "data": self.data, "prev": self.prev, "hash": self.hash}
+        if self.sig is not None:
+            body["sig"] = self.sig
+        return body
 
     def encode(self) -> bytes:
         """Return the canonical bytes stored in the log."""
@@ -69,7 +77,8 @@ class Event:
 
 
 def compute_hash(event: Event) -> str:
-    """Return the SHA-256 over the canonical JSON of the event without its own hash.
+    """Return the SHA-256 over the canonical JSON of the event without its own hash (and without its
+    signature `sig`, which signs the hash).
 
     Private parts count in their redacted form (their digest), so a copy of the log that carries other
     seats' parts only as digests has the same hashes (``libs.platform.private``).

@@ -60,6 +60,12 @@ class Settings(BaseSettings):
     archive_purge_grace_seconds: float = Field(default=3600.0, ge=0)
     archive_sweep_seconds: float = Field(default=30.0, gt=0)
     archive_nats_password: str = ""
+    # Table: the Ed25519 keys it signs every event's hash with (libs/platform/signing.py, docs/audit.md
+    # "Signatures and receipts"): the key file's JSON itself (Kubernetes: from the Secret `speed-table-signing`)
+    # or a path to it (`make run`: .data/keys/table-signing.json, the tests: one per session). Neither: the table
+    # writes unsigned events (refused in production).
+    table_signing_keys: str = ""
+    table_signing_keys_file: str = ""
     # Table: serve GET /games/{id}/view and POST /games/{id}/moves by their lean path (services/table/
     # fast_routes.py: same answers, less CPU); false sends them through FastAPI like every other route.
     table_hot_routes: bool = True

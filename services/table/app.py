@@ -7,6 +7,7 @@ from fastapi import APIRouter, FastAPI
 from libs.platform.clock import Clock as PlatformClock
 from libs.platform.service import Runtime, Startup, Worker, create_service_app
 from libs.platform.settings import Settings, get_settings
+from libs.platform.signing import configured_keyring
 from services.table.archive import Archive, archive_and_purge
 from services.table.commands import serve_commands
 from services.table.event_store import GameLog
@@ -18,6 +19,7 @@ from services.table.live_limits import LiveLimits
 from services.table.replay_routes import router as replay_router
 from services.table.routes import router
 from services.table.seeds import SeedSource
+from services.table.signing_routes import router as keys_router
 from services.table.snapshots import Snapshots
 from services.table.timers import Clock, watch_deadlines
 
@@ -37,14 +39,21 @@ def create_app(settings: Settings | None = None, seeds: SeedSource | None = None
     if "archive" in roles and settings.environment == "production" and not settings.archive_nats_password:
         # Else the archive would connect as the table's user, which may not purge GAMES (docs/archive.md).
         raise ValueError("ARCHIVE_NATS_PASSWORD must be set in production where TABLE_ROLES has archive")
+    # Every role that appends signs: the API (starts, moves, leaving), the follow-up (GameEnded), the timers
+    # (a timeout's move). Read once at startup, so a bad key file stops the process here.
+    keyring = configured_keyring(settings.table_signing_keys, settings.table_signing_keys_file)
+    if keyring is None and settings.environment == "production":
+        raise ValueError("TABLE_SIGNING_KEYS (or TABLE_SIGNING_KEYS_FILE) must be set in production: "
+                         "the table signs every event (docs/operations.md, \"Signing keys\")")
 
     async def wire(runtime: Runtime) -> None:
         runtime.extras["games"] = Games(GameLog(runtime.js, runtime.nc), seeds or SeedSource(),
-                                        archive=Archive(runtime.engine), snapshots=Snapshots(runtime.js, runtime.nc))
+                                        archive=Archive(runtime.engine), snapshots=Snapshots(runtime.js, runtime.nc),
+                                        keyring=keyring)
         runtime.extras["clock"] = clock or Clock(runtime.settings.clock_lag_seconds)
         runtime.extras["live_limits"] = LiveLimits(runtime.settings)
 
-    routers: list[APIRouter] = [router, export_router, replay_router] if "api" in roles else []
+    routers: list[APIRouter] = [router, export_router, replay_router, keys_router] if "api" in roles else []
     startup: list[Startup] = [wire, serve_commands] if "api" in roles else [wire]
     workers: list[Worker] = []
     if "followup" in roles:

@@ -20,6 +20,7 @@ from libs.platform.contracts.commands import (
     LeftReply,
     MakeMove,
     MoveMadeReply,
+    Receipt,
     StartedReply,
     StartGame,
     ViewGame,
@@ -41,10 +42,12 @@ async def serve_commands(runtime: Runtime) -> None:
 
     async def move(command: MakeMove, *, human: bool = False) -> MoveMadeReply:
         await _check_nats_mover(games, command, human=human)
-        # Only the event's number is answered: the move is folded on after the answer is written.
-        n = await games.play(command.game_id, command.seat, command.move, actor=command.actor or "system",
-                             chosen_by=command.chosen_by or "bot", expected_n=command.expected_n)
-        return MoveMadeReply(game_id=command.game_id, n=n)
+        # Only the event's number and receipt are answered: the move is folded on after the answer is written.
+        event = await games.play(command.game_id, command.seat, command.move, actor=command.actor or "system",
+                                 chosen_by=command.chosen_by or "bot", expected_n=command.expected_n)
+        receipt = None if event.sig is None else Receipt(game_id=event.game_id, n=event.n, hash=event.hash,
+                                                         kid=event.sig["kid"], sig=event.sig["sig"])
+        return MoveMadeReply(game_id=command.game_id, n=event.n, receipt=receipt)
 
     async def play(command: MakeMove) -> MoveMadeReply:
         # This subject carries humans' moves only; the actor must be the seat's player (`_mover_refusal`),

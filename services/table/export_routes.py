@@ -60,8 +60,13 @@ async def export_game(game_id: str, runtime: RuntimeDep,
                                  "seed_not_revealed")
         seed = record.seed_hex
     team_logs = await readable_team_logs(games, events[0].event, viewer)
-    return JsonBody(export_document(events, viewer, seed, clock_of(runtime).now(), team_logs), headers={
-        "Content-Disposition": f'attachment; filename="speed-{game_id}.json"'})
+    document = export_document(events, viewer, seed, clock_of(runtime).now(), team_logs)
+    keyring = games.keyring
+    # The public keys that signed its events (docs/audit.md, "Signatures and receipts"); a key the table no
+    # longer knows is left out, and the audit says which events it cannot verify.
+    document["signing_keys"] = [] if keyring is None else keyring.published_for(
+        stored.event.sig["kid"] for stored in events if stored.event.sig)
+    return JsonBody(document, headers={"Content-Disposition": f'attachment; filename="speed-{game_id}.json"'})
 
 
 def export_document(events: list[StoredEvent], viewer: Viewer, seed: str, now: datetime,

@@ -12,6 +12,7 @@ from typing import Any
 
 import msgspec
 
+from libs.platform import signing
 from libs.platform import table_options as options
 from libs.platform.contracts.commands import StartGame, StartSeat
 from libs.platform.contracts.events import (
@@ -74,6 +75,17 @@ CHOSEN_FOR_DEPARTED = frozenset({"departed", "timeout"})
 out on a decision the human had begun (its deadline was set before they left)."""
 
 
+@dataclass(frozen=True, slots=True)
+class Stored:
+    """Where a move was stored, as its answer names it: the game's event number, its hash and signature."""
+
+    game_id: str
+    n: int
+    hash: str
+    sig: dict[str, str] | None
+
+
+
 @dataclass(frozen=True)
 class Appended:
     """An event just stored after `before`, not yet folded on (`applied`: the move's step, already computed)."""
@@ -104,8 +116,11 @@ class Games:
     """
 
     def __init__(self, log: GameLog, seeds: SeedSource, cache_size: int = 5000,
-                 archive: Archive | None = None, snapshots: Snapshots | None = None) -> None:
+                 archive: Archive | None = None, snapshots: Snapshots | None = None,
+                 keyring: signing.Keyring | None = None) -> None:
         self._log = log
+        self.keyring = keyring
+        """Signs every event this table appends (None: unsigned events, a table without keys outside production)."""
         self._archive = archive or Archive(None)
         self._snapshots = snapshots or NoSnapshots()
         self._seeds = seeds
@@ -202,7 +217,7 @@ class Games:
         if command.game_id and await self._archive.holds(game_id):
             # Its subject may be purged (an empty subject takes a new event 1): the id stays taken for good.
             raise CommandRefused(409, f"Die Partie {game_id} gibt es schon.", "game_exists")
-        event = new_event(
+        event = self._signed(new_event(
             game_id=game_id, n=1, type=EventType.GAME_STARTED, actor="system", rules=module.rules_id,
             prev="0" * 64,
             data=GameStarted(
@@ -214,7 +229,7 @@ class Games:
                 mode=chosen.mode if chosen.mode is not None else msgspec.UNSET,
                 seed_reveal_at=chosen.seed_reveal_at if chosen.seed_reveal_at is not None else msgspec.UNSET,
             ).to_data(),
-        )
+        ))
         async with self._lock(game_id):
             try:
                 seq = await self._append(event, expected_last_seq=0)
@@ -237,15 +252,18 @@ class Games:
         return appended if isinstance(appended, GameRecord) else self._fold_now(appended)
 
     async def play(self, game_id: str, seat: int, move: Any, *, actor: str, chosen_by: str = "player",
-                   expected_n: int | None = None) -> int:
-        """`move`, for a caller that needs only the number of the move's event: return it as soon as the event
-        is in the log, and fold the move on right after the answer is written (`_fold_after_reply`)."""
+                   expected_n: int | None = None) -> Stored:
+        """`move`, for a caller that needs only where the move was stored (the game's event number, the signed
+        hash): return it as soon as it is in the log, and fold the move on right after the answer is written
+        (`_fold_after_reply`). A side move (a team log's entry) leaves the game's log where it was: its answer
+        names the game's last event."""
         appended = await self._append_move(game_id, seat, move, actor=actor, chosen_by=chosen_by,
                                            expected_n=expected_n)
-        if isinstance(appended, GameRecord):  # a side move, folded on already: the game's log is where it was
-            return appended.n
+        if isinstance(appended, GameRecord):  # a side move, folded on already
+            return Stored(game_id=appended.game_id, n=appended.n, hash=appended.last_hash, sig=appended.last_sig)
         self._fold_after_reply(appended)
-        return appended.n
+        event = appended.stored.event
+        return Stored(game_id=event.game_id, n=event.n, hash=event.hash, sig=event.sig)
 
     async def _append_move(self, game_id: str, seat: int, move: Any, *, actor: str, chosen_by: str,
                            expected_n: int | None) -> Appended | GameRecord:
@@ -350,8 +368,8 @@ class Games:
     async def _append_event(self, record: GameRecord, event_type: str, actor: str, data: dict[str, Any],
                             applied: Step | None = None) -> Appended | None:
         """Append the event after `record` and return it as stored; None if another writer appended first."""
-        event = new_event(game_id=record.game_id, n=record.n + 1, type=event_type, actor=actor,
-                          rules=record.module.rules_id, prev=record.last_hash, data=data)
+        event = self._signed(new_event(game_id=record.game_id, n=record.n + 1, type=event_type, actor=actor,
+                                       rules=record.module.rules_id, prev=record.last_hash, data=data))
         try:
             seq = await self._append(event, expected_last_seq=record.last_seq)
         except AppendConflict:
@@ -531,6 +549,10 @@ class Games:
 
     def _lock(self, game_id: str) -> asyncio.Lock:
         return self._locks.setdefault(game_id, asyncio.Lock())
+
+    def _signed(self, event: Event) -> Event:
+        """`event` with the table's signature of its hash beside it (once per event, before its append)."""
+        return event if self.keyring is None else self.keyring.signed(event)
 
 
 def _as_stored(event: Event) -> Event:

@@ -154,6 +154,8 @@ class GameRecord:
     left: frozenset[int] = field(default_factory=frozenset)
     left_with_others: frozenset[int] = field(default_factory=frozenset)
     """Seats whose humans left while other humans still played (they lose 10 leaderboard points)."""
+    last_sig: dict[str, str] | None = None
+    """The table's signature of the last event (``{"kid", "sig"}``; None: unsigned): a move's receipt."""
     clocks: tuple[ClockStart | None, ...] = ()
     """Per seat: the event its current must-act decision began with (None: no clock runs for it).
 
@@ -219,7 +221,8 @@ class GameRecord:
         event = stored.event
         if event.n != self.n + 1 or event.prev != self.last_hash:
             raise CorruptLog(f"game {self.game_id}: event {event.n} does not follow event {self.n}")
-        changes: dict[str, Any] = {"last_seq": stored.seq, "n": event.n, "last_hash": event.hash}
+        changes: dict[str, Any] = {"last_seq": stored.seq, "n": event.n, "last_hash": event.hash,
+                                   "last_sig": event.sig}
         if event.type == EventType.MOVE_MADE:
             mover = int(event.data["seat"])
             if applied is None:
@@ -364,7 +367,7 @@ def begin(stored: StoredEvent) -> GameRecord:
     team_logs = tuple(TeamHead(team=index, seats=team) for index, team in enumerate(engine.side_teams(settings,
                                                                                                       len(seats))))
     return GameRecord(game_id=event.game_id, engine=engine, seats=seats, position=position,
-                      last_seq=stored.seq, n=1, last_hash=event.hash, settings=settings,
+                      last_seq=stored.seq, n=1, last_hash=event.hash, last_sig=event.sig, settings=settings,
                       platform=PlatformSettings.from_data(data.get("platform") or {}), seed_hex=seed,
                       seed_commitment=data.get("seed_commitment"), table_id=data.get("table_id"),
                       mode=_mode_of(data.get("mode")), seed_reveal_at=_shared(data.get("seed_reveal_at")),

@@ -27,7 +27,7 @@ from libs.platform.responses import CountedStream, JsonBody
 from libs.platform.rpc import CommandRefused, call
 from libs.platform.service import CurrentPlayer, Runtime, RuntimeDep, bearer_token, identity_of
 from libs.rules import IllegalMove
-from services.table import metrics
+from services.table import metrics, signing_routes
 from services.table.event_store import StoredEvent
 from services.table.games import CONFLICT_CODES, Games, LeftGame, games_of
 from services.table.live_limits import LiveLimits
@@ -74,9 +74,13 @@ async def read_view(game_id: str, player: CurrentPlayer, runtime: RuntimeDep) ->
     return await seat_view(runtime, game_id, player)
 
 
-@router.post("/{game_id}/moves")
+@router.post("/{game_id}/moves", responses={200: {"model": signing_routes.MoveAnswer,
+                                                  "description": "the caller's view after the move, with its receipt"}})
 async def make_move(game_id: str, body: MoveRequest, player: CurrentPlayer, runtime: RuntimeDep) -> JsonBody:
-    """Make a move for the caller's seat; it is in the log before this answers (403 once they left)."""
+    """Make a move for the caller's seat; it is in the log before this answers (403 once they left).
+
+    The answer is the caller's view after the move plus `receipt`: the table's Ed25519 signature of the move's
+    event hash (docs/audit.md, "Signatures and receipts"); keep it to prove later what the log said."""
     return await seat_move(runtime, game_id, player, body.move, body.expected_n)
 
 
@@ -95,7 +99,7 @@ async def seat_move(runtime: Runtime, game_id: str, player: Identity, move: dict
     seat = _seat_of(await games.seated(game_id), player)
     record = await games.move(game_id, seat, move, actor=player.player_id, chosen_by="player",
                               expected_n=expected_n)
-    return JsonBody(game_view(record, seat, clock_of(runtime)))
+    return JsonBody({**game_view(record, seat, clock_of(runtime)), "receipt": signing_routes.receipt_of(record)})
 
 
 @router.post("/{game_id}/leave")
@@ -169,7 +173,10 @@ async def audit_game(game_id: str, runtime: RuntimeDep) -> dict[str, Any]:
     events = await games_of(runtime).events(game_id)
     if events[-1].event.type != EventType.GAME_ENDED:
         raise CommandRefused(409, "Die Partie läuft noch; prüfen lässt sie sich nach dem Ende.", "game_running")
+    keyring = games_of(runtime).keyring
     report = audit({"format": EXPORT_FORMAT, "game_id": game_id, "seed": _seed_of(events),
+                    "signing_keys": [] if keyring is None else keyring.published_for(
+                        stored.event.sig["kid"] for stored in events if stored.event.sig),
                     "events": [stored.event.to_json() for stored in events]})
     difference = report.difference
     outcome_held = "outcome" in report.checks
@@ -235,7 +242,7 @@ async def _stream(runtime: Runtime, games: Games, record: GameRecord, viewer: in
         ))
     metrics.LIVE_STREAMS.inc()
     try:
-        yield _sse("update", game_view(record, viewer, clock_of(runtime)), _sse_id(record, viewer))
+        yield _sse("update", _live_view(runtime, record, viewer), _sse_id(record, viewer))
         while record.ended is None:
             try:
                 msg = await asyncio.wait_for(queue.get(), timeout=15.0)
@@ -253,7 +260,7 @@ async def _stream(runtime: Runtime, games: Games, record: GameRecord, viewer: in
                 latest = await games.load(record.game_id)
             if _progress(latest, viewer) > _progress(record, viewer):
                 record = latest
-                yield _sse("update", game_view(record, viewer, clock_of(runtime)), _sse_id(record, viewer))
+                yield _sse("update", _live_view(runtime, record, viewer), _sse_id(record, viewer))
     finally:
         metrics.LIVE_STREAMS.dec()
         for subscription in subscriptions:
@@ -261,6 +268,11 @@ async def _stream(runtime: Runtime, games: Games, record: GameRecord, viewer: in
                 await subscription.unsubscribe()
             except Exception:  # the connection may be closing
                 pass
+
+
+def _live_view(runtime: Runtime, record: GameRecord, viewer: int | None) -> dict[str, Any]:
+    """A live update: the viewer's view and the signed receipt of the event it shows the game after."""
+    return {**game_view(record, viewer, clock_of(runtime)), "receipt": signing_routes.receipt_of(record)}
 
 
 def _progress(record: GameRecord, viewer: int | None) -> tuple[int, int]:

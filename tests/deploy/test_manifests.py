@@ -356,6 +356,28 @@ def test_the_table_followup_runs_the_table_image_as_the_tables_nats_user_with_pr
     assert all(hpa["spec"]["scaleTargetRef"]["name"] != TABLE_FOLLOWUP for hpa in objects_of("HorizontalPodAutoscaler"))
 
 
+SIGNING_SECRET = {"name": "speed-table-signing", "key": "keys.json"}
+"""Where both table Deployments read the key file they sign every event with (docs/operations.md, "Signing keys")."""
+
+
+def test_both_table_deployments_and_no_other_workload_read_the_signing_keys_from_their_secret() -> None:
+    assert "table_signing_keys" in Settings.model_fields  # the variable the manifests set is the one the code reads
+    for name in ("table", TABLE_FOLLOWUP):  # both append (moves; GameEnded and timeouts), so both sign
+        env = env_of(pod_spec(one("Deployment", name))["containers"][0])
+        assert env["TABLE_SIGNING_KEYS"]["valueFrom"]["secretKeyRef"] == SIGNING_SECRET, name
+    for workload in (item for kind in WORKLOADS for item in objects_of(kind)):
+        if workload["metadata"]["name"] in ("table", TABLE_FOLLOWUP):
+            continue
+        for container in containers(workload):
+            assert "TABLE_SIGNING_KEYS" not in env_of(container), workload["metadata"]["name"]
+            assert not any(ref.get("secretRef", {}).get("name") == SIGNING_SECRET["name"]
+                           for ref in container.get("envFrom", []))
+    operations = OPERATIONS_DOC.read_text(encoding="utf-8")
+    assert "## Signing keys" in operations
+    assert (f"create secret generic {SIGNING_SECRET['name']} --from-file={SIGNING_SECRET['key']}="
+            in operations), "the doc says how to create the Secret"
+
+
 def test_every_deployment_is_watched_by_the_availability_alerts() -> None:
     rules = rule_expressions()
     for alert in ("SpeedServiceDown", "SpeedServiceNotReady"):

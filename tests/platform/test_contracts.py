@@ -116,7 +116,9 @@ SAMPLES: list[tuple[type[Contract], dict[str, Any]]] = [
     (StartedReply, {"game_id": "a" * 32, "rules": "speedmosaik@1", "n": 1}),
     (MakeMove, {"game_id": "g" * 32, "seat": 1, "move": {"source": "mitte", "farbe": "rot", "reihe": 0},
                 "expected_n": 4, "actor": "bot:easy", "chosen_by": "bot"}),
-    (MoveMadeReply, {"game_id": "g" * 32, "n": 5}),
+    (MoveMadeReply, {"game_id": "g" * 32, "n": 5, "receipt": None}),
+    (MoveMadeReply, {"game_id": "g" * 32, "n": 5, "receipt": {  # the move's signed receipt (docs/audit.md)
+        "game_id": "g" * 32, "n": 5, "hash": "ab" * 32, "kid": "56475aa75463474c", "sig": "cd" * 64}}),
     (ViewGame, {"game_id": "g" * 32, "seat": None}),
     (DecideRequest, {"rules": "speedmosaik@1", "seat": 0, "level": "normal", "view": {"du": 0},
                      "game_id": "g" * 32, "n": 9}),

@@ -216,9 +216,11 @@ async def test_a_purged_game_answers_as_before_and_a_running_game_stays(
             assert await answers(table, game_id) == played.answers[game_id], game_id
             audit = (await table.get(f"/games/{game_id}/audit")).json()
             assert audit["chain_ok"] and audit["outcome_matches"], audit
+            assert "Signaturen" in audit["verdict"], audit  # each archived event keeps its signature
             # ... and the archive's own reader gives the stream's events with their sequences.
             archived = await archived_events(engine, game_id)
             assert [(stored.seq, stored.event.encode()) for stored in archived] == played.logs[game_id]
+            assert all(stored.event.sig is not None for stored in archived)
             # A purged game takes no move, and its id no new game.
             move = await table.post(f"/games/{game_id}/moves", json={"move": {}}, headers=auth(ANNA))
             assert move.status_code == 409 and move.json()["code"] == "game_over", move.text

@@ -192,13 +192,14 @@ async def test_a_move_answered_before_it_is_folded_on_is_in_every_later_read_of_
     replica, other = (Games(GameLog(nc.jetstream()), FixedSeeds()) for _ in range(2))
     game_id = await start_two_humans(nc)
     record = await replica.load(game_id)
-    assert await replica.play(game_id, 0, record.module.legal_moves(record.state, 0)[0], actor=ANNA.player_id) == 2
+    played = await replica.play(game_id, 0, record.module.legal_moves(record.state, 0)[0], actor=ANNA.player_id)
+    assert played.n == 2
     # Read at once, before the loop's turn to fold the move on: the read folds it on itself.
     cached = replica.cached(game_id)
     assert cached is not None and cached.n == 2
     assert msgspec.json.encode(game_view(cached, 1)) == msgspec.json.encode(game_view(await other.load(game_id), 1))
     # The next move, with no read in between, goes on from the folded move; so does the log.
-    assert await replica.play(game_id, 1, cached.module.legal_moves(cached.state, 1)[0], actor=BERT.player_id) == 3
+    assert (await replica.play(game_id, 1, cached.module.legal_moves(cached.state, 1)[0], actor=BERT.player_id)).n == 3
     assert (await replica.load(game_id)).n == 3
     events = await stored_events(nc, game_id)
     assert [event.n for event in events] == [1, 2, 3]

@@ -1,7 +1,8 @@
-"""Audit a finished game's export (a file, or a game fetched from the table): chain, seed, replay, outcome.
+"""Audit a finished game's export (a file, or a game fetched from the table): chain, seed, replay, outcome, signatures.
 
-Exit status: 0 the audit passed, 1 it found a difference, 2 the input is unusable (no file, no export, the
-table refused or cannot be reached).
+With --receipts, a player's kept move receipts are proved against the export too (libs/audit/receipts.py).
+Exit status: 0 the audit (and every receipt) passed, 1 it found a difference, 2 the input is unusable (no
+file, no export, the table refused or cannot be reached).
 """
 
 from __future__ import annotations
@@ -16,7 +17,9 @@ from typing import Any, TextIO
 import httpx
 
 from libs.audit import UnusableDocument, audit
+from libs.audit.receipts import check_receipts, read_receipts
 from libs.devservers.processes import DEFAULT_PORTS
+from libs.platform.signing import PublicKey, UnusableKey, public_keys
 
 PASSED, FAILED, UNUSABLE = 0, 1, 2
 DEFAULT_TABLE_URL = f"http://127.0.0.1:{DEFAULT_PORTS['table']}"
@@ -35,6 +38,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="Fortschritt auf stderr zeigen (ohnehin, wenn stderr ein Terminal ist)")
     parser.add_argument("--json", action="store_true", help="den Bericht als JSON ausgeben")
     parser.add_argument("--save", metavar="FILE", help="den vom Tisch geholten Export hier speichern")
+    parser.add_argument("--receipts", metavar="FILE",
+                        help="gespeicherte Quittungen (JSON-Liste) gegen den Export prüfen")
+    parser.add_argument("--keys", metavar="FILE",
+                        help="vertraute Schlüssel des Tisches (gespeicherte Antwort von GET /keys): nur mit ihnen "
+                             "prüfen, nicht mit den im Export genannten")
+    parser.add_argument("--signed", action="store_true",
+                        help="jedes Ereignis muss signiert sein (sonst nur ein Hinweis auf unsignierte Ereignisse)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -46,17 +56,46 @@ def run(args: argparse.Namespace) -> int:
         return UNUSABLE
     show_progress = args.progress or sys.stderr.isatty()
     try:
-        report = audit(document, progress=_progress_printer(sys.stderr) if show_progress else None)
+        trusted, receipts = receipt_inputs(args)
+        report = audit(document, progress=_progress_printer(sys.stderr) if show_progress else None,
+                       trusted_keys=trusted, require_signatures=args.signed)
+        proved = None if receipts is None else check_receipts(document, receipts, trusted)
     except UnusableDocument as error:
         print(f"Prüfung nicht möglich: {error}", file=sys.stderr)
         return UNUSABLE
     if show_progress and sys.stderr.isatty():
         print(file=sys.stderr)
     if args.json:
-        print(json.dumps(report.to_json(), ensure_ascii=False, indent=2))
+        body = report.to_json()
+        if proved is not None:
+            body["receipts"] = proved.to_json()
+        print(json.dumps(body, ensure_ascii=False, indent=2))
     else:
-        print("\n".join(report.lines()))
-    return PASSED if report.passed else FAILED
+        print("\n".join(report.lines() + ([] if proved is None else proved.lines())))
+    return PASSED if report.passed and (proved is None or proved.passed) else FAILED
+
+
+def receipt_inputs(args: argparse.Namespace) -> tuple[dict[str, PublicKey] | None, list[dict[str, Any]] | None]:
+    """The trusted keys (--keys: a saved `GET /keys` answer, or its list of keys) and the receipts (--receipts);
+    None for either not given. UnusableDocument when a file cannot be read."""
+    trusted = None
+    if args.keys:
+        data = _json_file(args.keys, "Schlüsseldatei")
+        try:
+            trusted = public_keys(data.get("keys") if isinstance(data, dict) else data)
+        except UnusableKey as error:
+            raise UnusableDocument(f"Die Schlüsseldatei {args.keys} ist unbrauchbar: {error}") from None
+    receipts = read_receipts(_json_file(args.receipts, "Quittungsdatei")) if args.receipts else None
+    return trusted, receipts
+
+
+def _json_file(path: str, what: str) -> Any:
+    try:
+        return json.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError as error:
+        raise UnusableDocument(f"Die {what} {path} lässt sich nicht lesen ({error.strerror}).") from None
+    except ValueError as error:
+        raise UnusableDocument(f"Die {what} {path} ist kein JSON ({error}).") from None
 
 
 class UnusableInput(Exception):

@@ -11,6 +11,7 @@ SUBCOMMANDS = {
     "audit": "tools.speed.audit",
     "rebuild": "tools.speed.rebuild",
     "operator-token": "tools.speed.tokens",
+    "signing-keys": "tools.speed.keys",
 }
 """Subcommand -> module with `add_arguments(parser)` and `run(args) -> int` (the exit status)."""
 

@@ -47,6 +47,7 @@ __all__ = [
     "HoldStake",
     "MakeMove",
     "MoveMadeReply",
+    "Receipt",
     "Refused",
     "ReleaseStake",
     "ReplyEnvelope",
@@ -161,13 +162,28 @@ class MakeMove(Contract, frozen=True, kw_only=True):
     expected_n: int | None = None
 
 
+class Receipt(Contract, frozen=True, kw_only=True):
+    """The table's signed receipt of a move's event (docs/audit.md, "Signatures and receipts"): the Ed25519
+    signature (hex) by key `kid` of ``speed-event/1:<game_id>:<n>:<hash>``."""
+
+    WHAT: ClassVar[str] = "Die Quittung eines Zuges"
+
+    game_id: str
+    n: int
+    hash: str
+    kid: str
+    sig: str
+
+
 class MoveMadeReply(Contract, frozen=True, kw_only=True):
-    """The game after the move: its id and event count."""
+    """The game after the move: its id and event count, and the move's signed receipt (None: the table signs
+    nothing, which production refuses)."""
 
     WHAT: ClassVar[str] = "Die Antwort auf table.cmd.move"
 
     game_id: str
     n: int
+    receipt: Receipt | None = None
 
 
 MAKE_MOVE = Command(subjects.TABLE_MOVE, subjects.TABLE_QUEUE, MakeMove, MoveMadeReply)
