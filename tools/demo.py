@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import signal
 import sys
 import tempfile
 import time
@@ -327,6 +328,9 @@ def main() -> None:
     parser.add_argument("--slow", action="store_true",
                         help="human pace: computers pause, the guest thinks, every move's log lines are printed")
     args = parser.parse_args()
+    # Stopped from outside (SIGTERM, e.g. `timeout`): unwind like Ctrl-C, so a throwaway platform stops too
+    # (its services run in sessions of their own and would outlive the demo).
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     began = time.monotonic()
     with ExitStack() as stack, httpx.Client(timeout=TIMEOUT) as client:
         urls = running_platform(client)
