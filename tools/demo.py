@@ -135,7 +135,7 @@ class Progress:
 
     out: TextIO = field(default_factory=lambda: sys.stdout)
     started: float = field(default_factory=time.monotonic)
-    last_line: float = 0.0
+    last_line: float = float("-inf")
     shown: bool = False
 
     def update(self, view: dict[str, Any]) -> None:
