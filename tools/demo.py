@@ -9,8 +9,9 @@ lists. Everything goes through the lobby's, table's and leaderboard's public HTT
 teaches them, over one keep-alive HTTP client.
 
 By default the computers play without pause (the solo tables' "Turbo") and the guest moves at once: every
-game and mode in about a minute and a half. `--slow` (`make demo SLOW=1`) plays at human pace instead:
-computers pause as at a normal table, the guest thinks a moment, and every move's log lines are printed.
+game and mode in one to one and a half minutes on a 2-core machine. `--slow` (`make demo SLOW=1`) plays at
+human pace instead: computers pause as at a normal table, the guest thinks a moment, and every move's log
+lines are printed.
 """
 
 from __future__ import annotations
