@@ -45,8 +45,9 @@ lint: venv
 typecheck: venv
 	$(VENV)/bin/mypy libs services
 
+# SLOW=1: human pace (computers pause, the guest thinks, every move's log lines printed).
 demo: venv
-	$(PY) -m tools.demo
+	$(PY) -m tools.demo $(if $(filter-out 0,$(SLOW)),--slow)
 
 bench: $(VENV)/.synced-bench
 	$(PY) -m tools.bench

@@ -21,6 +21,9 @@
   of the loop's current round instead (the publishes of one round still go out in one write) and leaves it to
   nats-py's flusher only when the socket is backed up (so the flusher's `drain` still holds writers back), when
   reconnecting, and for a forced flush.
+- Flushes: nats-py writes a flush's PING straight to the socket, ahead of commands still waiting to be written, so
+  its PONG confirmed nothing about them. `Client` writes those first: a `flush()` after a `subscribe()` returns
+  once the server knows the subscription.
 - A JetStream delivery's stream sequence: `stream_sequence` reads it from the ack subject without building
   nats-py's whole `Msg.metadata` (its timestamp parsed into a datetime) for every event followed.
 """
@@ -116,6 +119,21 @@ class Client(_NatsPyClient):
         if self._flusher_task is None or self._flusher_task.done():
             return False
         return transport._io_writer.transport.get_write_buffer_size() < WRITE_BACKLOG
+
+    async def _send_ping(self, future: asyncio.Future[Any] | None = None) -> None:
+        """Send a PING behind every command written before it, so its PONG (and so `flush()`) confirms that the
+        server has them all: a subscription flushed is known to the server, a publish flushed is received.
+
+        nats-py writes the PING straight to the socket while earlier commands still wait in `_pending` for the
+        next write (ours at the end of the loop's round, nats-py's in its flusher task): the PING overtook
+        them, and a `flush()` right after a `subscribe()` returned before the server had the subscription.
+        """
+        if self._pending:
+            if self._writes_directly():
+                self._write_pending()
+            else:  # reconnecting or backed up: nats-py's flusher writes them (at once when the link is up)
+                await super()._flush_pending(force_flush=True)
+        await super()._send_ping(future)
 
     def _write_pending(self) -> None:
         """Write every pending command in one go (the callback `_flush_pending` scheduled)."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import AsyncIterator
+from urllib.parse import urlsplit
 
 import nats.errors
 import pytest
@@ -144,7 +145,10 @@ async def test_a_pull_consumer_fetches_every_message_once_in_order(client: Clien
             await msg.ack()
         seen += [msg.data for msg in batch]
     assert seen == [b"%d" % i for i in range(300)]
-    with pytest.raises(nats.errors.TimeoutError):
+    # An empty fetch times out: with nats-py's own TimeoutError when the client's timer fires first, with the
+    # builtin one (nats-py's is a subclass) when the server's answer to the request's expiry (0.1 ms before the
+    # timeout) arrives first. Which one wins is a matter of that 0.1 ms.
+    with pytest.raises(TimeoutError):
         await pull.fetch(10, timeout=0.5)
     await js.delete_stream(stream)
 
@@ -163,3 +167,53 @@ def test_a_message_that_is_no_delivery_has_no_stream_sequence() -> None:
     for reply in ("", "_INBOX.x.y", "$JS.ACK.too.short"):
         with pytest.raises(nats.errors.Error):
             stream_sequence(Msg(_client=None, subject="x", reply=reply))  # type: ignore[arg-type]
+
+
+async def test_a_flush_returns_only_after_the_commands_before_it_reached_the_server(infra: Infrastructure) -> None:
+    # nats-py writes a flush's PING straight to the socket while commands wait for the next write: the PONG
+    # then confirmed nothing about a SUB just sent, and a service could say it was ready before the server
+    # knew its subscriptions (a request in that moment found no responders). What the client wrote goes
+    # through a recording relay here, so the order on the wire is seen.
+    target = urlsplit(infra.nats_url)
+    written = bytearray()
+    relays: list[asyncio.StreamWriter] = []
+    relaying: list[asyncio.Task[object]] = []
+
+    async def pump(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, record: bool) -> None:
+        while chunk := await reader.read(65536):
+            if record:
+                written.extend(chunk)
+            writer.write(chunk)
+            await writer.drain()
+
+    async def relay(client_reader: asyncio.StreamReader, client_writer: asyncio.StreamWriter) -> None:
+        relaying.append(asyncio.current_task())  # type: ignore[arg-type]  # always inside a task here
+        server_reader, server_writer = await asyncio.open_connection(target.hostname, target.port)
+        relays.extend((client_writer, server_writer))
+        await asyncio.gather(pump(client_reader, server_writer, True), pump(server_reader, client_writer, False),
+                             return_exceptions=True)
+
+    async def ignore(msg: Msg) -> None:
+        pass
+
+    proxy = await asyncio.start_server(relay, "127.0.0.1", 0)
+    port = proxy.sockets[0].getsockname()[1]
+    login = f"{target.username}:{target.password}@" if target.username else ""
+    client = await connect(f"nats://{login}127.0.0.1:{port}")
+    try:
+        for round_ in range(20):
+            subject = f"flush.order.{round_}"
+            await client.subscribe(subject, queue="replicas", cb=ignore)
+            await client.publish(subject, b"x")
+            await client.flush(timeout=5)
+            # The PONG that ended the flush answers the last PING written: the SUB and the PUB came before it.
+            seen = bytes(written)
+            assert -1 < seen.find(f"SUB {subject} ".encode()) < seen.rfind(b"PING\r\n"), seen[-120:]
+            assert -1 < seen.find(f"PUB {subject} ".encode()) < seen.rfind(b"PING\r\n"), seen[-120:]
+    finally:
+        await client.close()
+        for writer in relays:
+            writer.close()
+        await asyncio.wait(relaying, timeout=5)  # each relay ends by itself once both sides are closed
+        proxy.close()
+        await proxy.wait_closed()

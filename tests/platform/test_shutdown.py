@@ -10,6 +10,7 @@ from typing import Any
 from fastapi import FastAPI
 from nats.aio.client import Client as NatsClient
 from nats.aio.msg import Msg
+from nats.aio.subscription import Subscription
 from nats.js.api import StreamConfig
 
 from libs.platform.consumers import run_pull_consumer
@@ -19,8 +20,9 @@ from libs.platform.settings import Settings
 
 
 def replica(settings: Settings, subject: str, stream: str, log: list[tuple[str, str]], name: str,
-            gate: asyncio.Event) -> FastAPI:
-    """A service answering `subject` (queue group "replicas") and consuming `stream`; both wait for `gate`."""
+            gate: asyncio.Event, answering: list[Subscription]) -> FastAPI:
+    """A service answering `subject` (queue group "replicas", its subscription put in `answering`) and
+    consuming `stream`; both wait for `gate`."""
 
     async def answer_slowly(payload: dict[str, Any]) -> dict[str, Any]:
         log.append((name, f"command {payload['n']} started"))
@@ -28,7 +30,7 @@ def replica(settings: Settings, subject: str, stream: str, log: list[tuple[str, 
         return {"by": name, "n": payload["n"]}
 
     async def serve_commands(runtime: Runtime) -> None:
-        await serve(runtime.nc, subject, "replicas", answer_slowly)
+        answering.append(await serve(runtime.nc, subject, "replicas", answer_slowly))
 
     async def consume(runtime: Runtime) -> None:
         async def handle(msg: Msg) -> None:
@@ -50,24 +52,34 @@ async def test_a_stopping_replica_answers_its_command_and_finishes_its_message_w
     log: list[tuple[str, str]] = []
     first_gate, second_gate = asyncio.Event(), asyncio.Event()
     second_gate.set()  # the second replica answers at once
-    first = replica(settings, subject, stream, log, "first", first_gate)
-    second = replica(settings, subject, stream, log, "second", second_gate)
+    first_answering: list[Subscription] = []
+    first = replica(settings, subject, stream, log, "first", first_gate, first_answering)
+    second = replica(settings, subject, stream, log, "second", second_gate, [])
     try:
         async with AsyncExitStack() as running_second:
             first_lifespan = first.router.lifespan_context(first)
             await first_lifespan.__aenter__()
-            # Only the first replica runs yet: it takes the command and the message, and hangs on both.
+            # Only the first replica runs yet: it takes the command and the message, and hangs on both. Its
+            # lifespan returned once the server knew its subscription (a request sent before found nobody).
             pending = asyncio.create_task(request(nc, subject, {"n": 1}, timeout=20))
             await nc.jetstream().publish(f"{subject}.work", b"1", stream=stream)
             for _ in range(200):
-                if len(log) == 2:
+                if len(log) == 2 or pending.done():
                     break
                 await asyncio.sleep(0.05)
+            if pending.done():  # the command was not taken (no responders): say why, not only that
+                await pending
             assert sorted(log) == [("first", "command 1 started"), ("first", "message 1 started")]
             await running_second.enter_async_context(second.router.lifespan_context(second))
 
             stopping = asyncio.create_task(first_lifespan.__aexit__(None, None, None))
-            await asyncio.sleep(0.5)  # the first has begun to stop, its work still running
+            # The first has begun to stop, its work still running: once it has left the queue group (its
+            # subscription drained, the server acknowledging the UNSUB), only the second takes commands.
+            for _ in range(200):
+                if first_answering[0]._closed:  # nats-py marks a subscription closed when its drain is done
+                    break
+                await asyncio.sleep(0.05)
+            assert first_answering[0]._closed, "the first replica must leave its queue group when it stops"
             later = await request(nc, subject, {"n": 2}, timeout=10)
             assert not stopping.done(), "the first must wait for the work it took"
             first_gate.set()
