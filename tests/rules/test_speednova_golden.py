@@ -1,8 +1,10 @@
-"""Speednova's golden playthroughs: 2 players, 4 players in teams, each solo variant (Tagesspiel plays Rekordjagd).
+"""Speednova's golden playthroughs, per rules version: 2 players, 4 players in teams, each solo variant (Tagesspiel
+plays Rekordjagd).
 
-``python -m tests.rules.test_speednova_golden`` writes them to ``tests/rules/golden/`` (the shared ``make_golden``
-plays every config with three seats, which Speednova's team and solo configs refuse); ``test_golden.py`` replays
-them like every other game's, and here each is checked to be the game it is named for.
+``python -m tests.rules.test_speednova_golden`` writes the missing ones to ``tests/rules/golden/`` (the shared
+``make_golden`` plays every config with three seats, which Speednova's team and solo configs refuse); an existing
+file is never rewritten. ``test_golden.py`` replays them like every other game's, and here each is checked to be
+the game it is named for.
 """
 
 from __future__ import annotations
@@ -13,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from libs.rules.engine import Engine
-from libs.rules.protocol import Json
-from libs.rules.speednova import MODULE
+from libs.rules.protocol import Json, RuleModule
+from libs.rules.speednova import MODULE, MODULE_V2
 from tests.rules.make_golden import GOLDEN_DIR, GOLDEN_SEED, golden_name, play_golden, replay_golden
 
 GOLDEN_GAMES: tuple[tuple[Json, int], ...] = (
@@ -25,21 +27,27 @@ GOLDEN_GAMES: tuple[tuple[Json, int], ...] = (
 )
 """(config, seats) of every golden game; the file name follows ``make_golden.golden_name``."""
 ENGINE = Engine(MODULE)
+VERSIONS: tuple[RuleModule, ...] = (MODULE, MODULE_V2)
+"""Every registered version of Speednova: each keeps golden games of its own."""
 
 
-def golden_path(config: Json, directory: Path | None = None) -> Path:
-    """Return where the golden game of this config lives."""
-    return (directory or GOLDEN_DIR) / golden_name(MODULE, config)
+def golden_path(config: Json, directory: Path | None = None, module: RuleModule = MODULE) -> Path:
+    """Return where the golden game of this config and version lives."""
+    return (directory or GOLDEN_DIR) / golden_name(module, config)
 
 
-def write_golden(directory: Path | None = None) -> list[Path]:
-    """Play and write every golden game; return the paths written."""
+def write_golden(directory: Path | None = None, module: RuleModule = MODULE, *,
+                 missing_only: bool = False) -> list[Path]:
+    """Play and write every golden game of one version (with ``missing_only``, those without a file); return the
+    paths written."""
     directory = directory or GOLDEN_DIR
     directory.mkdir(exist_ok=True)
     written = []
     for config, seats in GOLDEN_GAMES:
-        record = play_golden(ENGINE, config, GOLDEN_SEED, seats)
-        path = golden_path(config, directory)
+        path = golden_path(config, directory, module)
+        if missing_only and path.exists():
+            continue
+        record = play_golden(Engine(module), config, GOLDEN_SEED, seats)
         path.write_text(json.dumps(record, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
         written.append(path)
     return written
@@ -60,15 +68,19 @@ def test_a_golden_recording_replays_without_drift(tmp_path: Path) -> None:
         replay_golden(ENGINE, record)
 
 
+@pytest.mark.parametrize("module", VERSIONS, ids=lambda module: module.rules_id)
 @pytest.mark.parametrize(("config", "seats"), GOLDEN_GAMES, ids=lambda value: json.dumps(value))
-def test_the_stored_golden_playthroughs_are_the_games_they_are_named_for(config: Json, seats: int) -> None:
-    path = golden_path(config)
+def test_the_stored_golden_playthroughs_are_the_games_they_are_named_for(config: Json, seats: int,
+                                                                         module: RuleModule) -> None:
+    path = golden_path(config, module=module)
     assert path.exists(), f"{path} missing: run python -m tests.rules.test_speednova_golden"
     record = json.loads(path.read_text(encoding="utf-8"))
-    assert record["seats"] == seats and record["config"] == MODULE.normalize_config(config, seats)
+    assert record["rules"] == module.rules_id
+    assert record["seats"] == seats and record["config"] == module.normalize_config(config, seats)
     # test_golden.py replays it move by move, as every stored golden file.
 
 
 if __name__ == "__main__":
-    for written in write_golden():
-        print(f"wrote {written}")
+    for version in VERSIONS:
+        for written in write_golden(module=version, missing_only=True):
+            print(f"wrote {written}")
