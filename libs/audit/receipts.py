@@ -6,6 +6,11 @@ receipts"). Each receipt of the export's game must verify with a published key, 
 must have exactly that hash. Since every event's hash covers the hash before it (`prev`), a receipt for
 event n pins every event up to n: the export cannot have changed, dropped or reordered any of them.
 
+A side move's receipt (a team signal's) carries ``team`` (k) too: it is the signature of entry `n` of team k's log,
+``speed-event/1:<game_id>:team<k>:<n>:<hash>``, and is proved against that team log in the export (which must
+carry it: without it the receipt cannot be proved, which is reported, never passed). The entry's hash covers its
+``prev`` and its ``after_hash``, so it pins the team log up to it and the game's log up to the event it follows.
+
 The receipts file is a JSON list; each entry is a receipt, or an object holding one under ``receipt`` (a
 saved move answer, live update or ``table.cmd.play`` reply). A single object (not a list) is read as a list
 of one. Receipts of other games are passed over and counted.
@@ -20,6 +25,8 @@ from typing import Any
 from libs.audit.document import UnusableDocument, read_document
 from libs.audit.report import CHECK_NAMES, Difference
 from libs.audit.signatures import TrustedKeys, export_keys
+from libs.audit.team_logs import TeamLogProblem, read_team_logs
+from libs.platform.envelope import Event
 from libs.platform.signing import signed_message
 
 _RECEIPT_FIELDS: dict[str, type] = {"game_id": str, "n": int, "hash": str, "kid": str, "sig": str}
@@ -32,6 +39,8 @@ class ReceiptReport:
     game_id: str = ""
     proven: list[int] = field(default_factory=list)
     """The event numbers of the receipts that verified and match the export, ascending."""
+    team_proven: dict[int, list[int]] = field(default_factory=dict)
+    """Team -> the entry numbers of its log whose receipts verified and match the export, ascending."""
     other_games: int = 0
     """Receipts of other games, passed over."""
     differences: list[Difference] = field(default_factory=list)
@@ -42,21 +51,36 @@ class ReceiptReport:
         return not self.differences
 
     def to_json(self) -> dict[str, Any]:
-        return {"passed": self.passed, "game_id": self.game_id, "proven": list(self.proven),
+        body = {"passed": self.passed, "game_id": self.game_id, "proven": list(self.proven),
                 "pinned_up_to": max(self.proven, default=None), "other_games": self.other_games,
                 "differences": [difference.to_json() for difference in self.differences]}
+        if self.team_proven:
+            body["team_proven"] = {str(team): list(entries) for team, entries in sorted(self.team_proven.items())}
+        return body
+
+    @property
+    def count(self) -> int:
+        """How many receipts of this game held (game events and team-log entries)."""
+        return len(self.proven) + sum(len(entries) for entries in self.team_proven.values())
+
+    def _pinned(self) -> str:
+        """What the receipts that held pin, in German: "Ereignis 1–12", "Eintrag 1–3 von Teamprotokoll 1"."""
+        parts = [f"Ereignis 1–{max(self.proven)}"] if self.proven else []
+        parts += [f"Eintrag 1–{max(entries)} von Teamprotokoll {team + 1}"
+                  for team, entries in sorted(self.team_proven.items())]
+        return " und ".join(parts)
 
     def lines(self) -> list[str]:
         """The German lines: the verdict, then each receipt that does not hold."""
         name = CHECK_NAMES["receipt"]
-        if self.passed and not self.proven:
+        if self.passed and not self.count:
             lines = [f"{name}: keine Quittung dieser Partie."]
         elif self.passed:
-            lines = [f"{name} bestanden: {len(self.proven)} Quittungen passen zum Export; sie belegen Ereignis "
-                     f"1–{max(self.proven)} (jede Quittung sichert über die Hash-Kette alle Ereignisse bis zu ihrer)."]
+            lines = [f"{name} bestanden: {self.count} Quittungen passen zum Export; sie belegen {self._pinned()} "
+                     "(jede Quittung sichert über die Hash-Kette alle Ereignisse bis zu ihrer)."]
         else:
             lines = [f"{name} fehlgeschlagen: {len(self.differences)} von "
-                     f"{len(self.differences) + len(self.proven)} Quittungen passen nicht zum Export."]
+                     f"{len(self.differences) + self.count} Quittungen passen nicht zum Export."]
             for difference in self.differences:
                 lines.append(f"  {difference.line()}")
                 lines.extend(f"    {line}" for line in difference.values())
@@ -77,6 +101,9 @@ def read_receipts(data: Any) -> list[dict[str, Any]]:
             value = receipt.get(name)
             if not isinstance(value, kind) or isinstance(value, bool):
                 raise UnusableDocument(f"Quittung {position}: Feld {name} fehlt oder hat einen falschen Typ.")
+        team = receipt.get("team")
+        if team is not None and (not isinstance(team, int) or isinstance(team, bool) or team < 0):
+            raise UnusableDocument(f"Quittung {position}: Feld team hat einen falschen Typ.")
         receipts.append(dict(receipt))
     return receipts
 
@@ -91,10 +118,23 @@ def check_receipts(document: Any, receipts: list[dict[str, Any]],
         report.differences.append(difference)
         return report
     by_n = {event.n: event for event in export.events}
+    try:
+        team_logs = {log.team: {entry.n: entry for entry in log.events}
+                     for log in read_team_logs(export.header.get("team_logs"))}
+    except TeamLogProblem:  # the audit reports that; its team receipts are then unprovable here
+        team_logs = {}
     proven: set[int] = set()
+    team_proven: dict[int, set[int]] = {}
     for receipt in receipts:
         if receipt["game_id"] != export.game_id:
             report.other_games += 1
+            continue
+        if receipt.get("team") is not None:
+            difference = _team_receipt_difference(receipt, keys, team_logs)
+            if difference is None:
+                team_proven.setdefault(receipt["team"], set()).add(receipt["n"])
+            else:
+                report.differences.append(difference)
             continue
         n, kid = receipt["n"], receipt["kid"]
         key = keys.get(kid)
@@ -124,4 +164,37 @@ def check_receipts(document: Any, receipts: list[dict[str, Any]],
             continue
         proven.add(n)
     report.proven = sorted(proven)
+    report.team_proven = {team: sorted(entries) for team, entries in sorted(team_proven.items())}
     return report
+
+
+def _team_receipt_difference(receipt: dict[str, Any], keys: Mapping[str, Any],
+                             team_logs: dict[int, dict[int, Event]]) -> Difference | None:
+    """Why a side move's receipt (entry `n` of team `team`'s log) does not hold against the export, or None."""
+    team, n, kid = receipt["team"], receipt["n"], receipt["kid"]
+    where = f"team_logs[{team}].events[{n}]"
+    label = f"Teamprotokoll {team + 1}, Eintrag {n}"
+    key = keys.get(kid)
+    if key is None:
+        return Difference("receipt", None, f"{where}.kid", sorted(keys), kid,
+                          f"{label}: die Quittung ist mit dem Schlüssel {kid} signiert, den das Exportdokument nicht "
+                          "veröffentlicht (mit --keys lassen sich gespeicherte Schlüssel des Tisches angeben).")
+    if not key.verifies(signed_message(receipt["game_id"], n, receipt["hash"], team), receipt["sig"]):
+        return Difference("receipt", None, f"{where}.sig", f"Ed25519-Signatur von Schlüssel {kid}", receipt["sig"],
+                          f"{label}: die Signatur der Quittung ist ungültig: diese Quittung hat der Tisch so nicht "
+                          "ausgestellt.")
+    entries = team_logs.get(team)
+    if entries is None:
+        return Difference("receipt", None, f"team_logs[{team}]", f"das Teamprotokoll {team + 1}", None,
+                          f"{label}: der Export enthält das Teamprotokoll {team + 1} nicht, also lässt sich diese "
+                          "Quittung nicht belegen (nur der Export des Betriebs oder eines Teammitglieds enthält es).")
+    entry = entries.get(n)
+    if entry is None:
+        return Difference("receipt", None, f"{where}.n", n, max(entries, default=0),
+                          f"{label} fehlt im Export, obwohl der Tisch ihn quittiert hat: das Teamprotokoll wurde "
+                          "gekürzt.")
+    if entry.hash != receipt["hash"]:
+        return Difference("receipt", None, f"{where}.hash", receipt["hash"], entry.hash,
+                          f"{label} des Exports hat einen anderen Hash als quittiert: das Teamprotokoll bis zu "
+                          "diesem Eintrag wurde nach der Quittung geändert.")
+    return None

@@ -118,6 +118,15 @@ class AuditReport:
     """Key id -> events whose signature it made and that verified (check "signature")."""
     unsigned: list[int] = field(default_factory=list)
     """Events without a signature (written before the table signed; reported, never passed as signed)."""
+    team_entries: int | None = None
+    """The entries of the export's team logs whose signatures were checked (None: the export has no team logs,
+    or the signatures were not reached)."""
+    team_lengths: dict[int, int] = field(default_factory=dict)
+    """Team -> entries of its log in the export."""
+    team_signed_by: dict[str, int] = field(default_factory=dict)
+    """Key id -> team-log entries (all teams) whose signature it made and that verified."""
+    team_unsigned: dict[int, list[int]] = field(default_factory=dict)
+    """Team -> its log's entries without a signature."""
 
     @property
     def passed(self) -> bool:
@@ -129,7 +138,15 @@ class AuditReport:
                 "difference": self.difference.to_json() if self.difference else None,
                 "timeouts": [move.to_json() for move in self.timeouts], "undone": list(self.undone),
                 "warnings": list(self.warnings), "verdict": self.verdict(),
-                "signatures": {"signed_by": dict(self.signed_by), "unsigned": list(self.unsigned)}}
+                "signatures": self._signatures_json()}
+
+    def _signatures_json(self) -> dict[str, Any]:
+        body: dict[str, Any] = {"signed_by": dict(self.signed_by), "unsigned": list(self.unsigned)}
+        if self.team_entries is not None:
+            body["team_logs"] = {"entries": self.team_entries, "signed_by": dict(self.team_signed_by),
+                                 "unsigned": {str(team): list(entries)
+                                              for team, entries in sorted(self.team_unsigned.items())}}
+        return body
 
     def verdict(self) -> str:
         """Return the German verdict in one line."""
@@ -141,6 +158,8 @@ class AuditReport:
 
     def _signatures_clause(self) -> str:
         """The verdict's word on signatures (check "signature", reported apart from the log's `checks`)."""
+        if self.team_entries:
+            return self._team_signatures_clause()
         if self.signed_by and not self.unsigned:
             return (f"; {CHECK_NAMES['signature']}: alle {self.events} Ereignisse vom Tisch signiert "
                     f"(Schlüssel {', '.join(self.signed_by)})")
@@ -150,6 +169,20 @@ class AuditReport:
         if self.unsigned:
             return f"; {CHECK_NAMES['signature']}: keine (nicht signiert)"
         return ""
+
+    def _team_signatures_clause(self) -> str:
+        """The verdict's word on signatures when the export carries team-log entries (side moves) too."""
+        entries = self.team_entries or 0
+        team_unsigned = sum(len(numbers) for numbers in self.team_unsigned.values())
+        name = CHECK_NAMES["signature"]
+        if not self.signed_by and not self.team_signed_by:
+            return f"; {name}: keine (nicht signiert)"
+        if not self.unsigned and not team_unsigned:
+            kids = ", ".join(dict.fromkeys([*self.signed_by, *self.team_signed_by]))
+            return (f"; {name}: alle {self.events} Ereignisse und alle {entries} Teameinträge vom Tisch signiert "
+                    f"(Schlüssel {kids})")
+        return (f"; {name}: {self.events - len(self.unsigned)} von {self.events} Ereignissen und "
+                f"{entries - team_unsigned} von {entries} Teameinträgen vom Tisch signiert")
 
     def lines(self) -> list[str]:
         """Return the whole report as German lines: the verdict, the timeout moves, steps taken back, warnings."""
@@ -161,6 +194,12 @@ class AuditReport:
                                                             for kid, count in self.signed_by.items()))
         if self.unsigned:
             lines.append(f"Nicht signiert: {len(self.unsigned)} von {self.events} Ereignissen")
+        if self.team_signed_by:
+            lines.append("Teameinträge signiert (Ed25519): " + ", ".join(
+                f"{count} mit Schlüssel {kid}" for kid, count in self.team_signed_by.items()))
+        for team, numbers in sorted(self.team_unsigned.items()):
+            lines.append(f"Nicht signiert: {len(numbers)} von {self.team_lengths.get(team, len(numbers))} Einträgen "
+                         f"von Teamprotokoll {team + 1}")
         lines.append(f"Computerzüge nach Zeitüberschreitung: {len(self.timeouts)}")
         lines.extend(f"  {move.line()}" for move in self.timeouts)
         if self.undone:

@@ -5,6 +5,11 @@ history is a legal one: whoever holds the rules can write another legal history 
 signature proves the table wrote this one (docs/audit.md, "Signatures and receipts"). Logs written before
 the table signed carry no signatures: such a prefix is reported as unsigned (a warning, not a pass claimed
 as signed); an unsigned event after a signed one is a difference, since a table that signs never stops.
+
+The entries of the team logs an export carries (side moves) are checked the same way, with the same keys, each
+over its team's message (``speed-event/1:<game_id>:team<k>:<n>:<hash>``): an entry is written after the game
+event it follows (``after``) and before the next one, so an unsigned entry after a signed entry of its log or
+after a signed game event, and an unsigned game event after a signed entry, are differences too.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from libs.audit.check import audit as audit_log
 from libs.audit.document import ExportDocument, read_document
 from libs.audit.replay import Progress
 from libs.audit.report import AuditReport, Difference
+from libs.audit.team_logs import TeamLog, TeamLogProblem, read_team_logs
 from libs.platform.envelope import Event
 from libs.platform.signing import PublicKey, UnusableKey, public_keys, signed_message
 
@@ -49,15 +55,40 @@ def signature_check(report: AuditReport, export: ExportDocument, trusted: Truste
         findings = check_signatures(export.events, keys)
         difference = findings.difference
         report.signed_by, report.unsigned = findings.signed_by, findings.unsigned
+        if difference is None and "team_logs" in export.header:
+            difference = _team_signatures(report, export, keys)
         if difference is None and require_signatures and findings.unsigned:
             first = findings.unsigned[0]
             difference = Difference("signature", first, "sig", "eine Signatur des Tisches", None,
                                     f"Ereignis {first} ist nicht signiert; verlangt war, dass jedes Ereignis "
                                     "signiert ist.")
+        if difference is None and require_signatures and report.team_unsigned:
+            team = min(report.team_unsigned)
+            first = report.team_unsigned[team][0]
+            difference = _team_difference(team, first, "sig", "eine Signatur des Tisches", None,
+                                          "Der Eintrag ist nicht signiert; verlangt war, dass jedes Ereignis und "
+                                          "jeder Teameintrag signiert ist.")
     if difference is not None:
         report.difference = difference
-    elif report.unsigned:
+        return
+    if report.unsigned:
         report.warnings.append(unsigned_warning(report.unsigned, len(export.events)))
+    for team, entries in sorted(report.team_unsigned.items()):
+        report.warnings.append(team_unsigned_warning(team, entries, report.team_lengths.get(team, len(entries))))
+
+
+def _team_signatures(report: AuditReport, export: ExportDocument, keys: Mapping[str, PublicKey]) -> Difference | None:
+    """Check the signatures of the export's team-log entries (after the game's events held); note them in
+    `report` (`team_entries`, `team_signed_by`, `team_unsigned`) and return the first difference."""
+    try:
+        logs = read_team_logs(export.header.get("team_logs"))
+    except TeamLogProblem as problem:  # the log checks read them already: only a caller skipping those gets here
+        return problem.difference
+    findings = check_team_signatures(logs, export.events, keys)
+    report.team_entries = sum(len(log.events) for log in logs)
+    report.team_lengths = {log.team: len(log.events) for log in logs}
+    report.team_signed_by, report.team_unsigned = findings.signed_by, findings.unsigned
+    return findings.difference
 
 
 @dataclass
@@ -126,6 +157,86 @@ def check_signatures(events: list[Event], keys: Mapping[str, PublicKey]) -> Sign
             return findings
         findings.signed_by[kid] = findings.signed_by.get(kid, 0) + 1
     return findings
+
+
+@dataclass
+class TeamSignatureFindings:
+    """What the signatures of the team logs' entries showed: the first difference, the entries each key signed
+    (all teams together), the unsigned entries per team."""
+
+    difference: Difference | None = None
+    signed_by: dict[str, int] = field(default_factory=dict)
+    unsigned: dict[int, list[int]] = field(default_factory=dict)
+
+
+def _team_difference(team: int, n: int, name: str, expected: Any, found: Any, reason: str) -> Difference:
+    """A difference of a team-log entry's signature, named as the team-log check names its fields."""
+    return Difference("signature", None, f"team_logs[{team}].events[{n}].{name}", expected, found,
+                      f"Teamprotokoll {team + 1}, Eintrag {n}: {reason}")
+
+
+def check_team_signatures(logs: list[TeamLog], game: list[Event],
+                          keys: Mapping[str, PublicKey]) -> TeamSignatureFindings:
+    """Check every team-log entry's signature (over ``speed-event/1:<game_id>:team<k>:<n>:<hash>``) with `keys`;
+    stop at the first difference. An entry follows game event ``after`` and precedes event ``after + 1`` in the
+    order the table wrote them, so a signature missing after a signed entry of its log, after a signed game
+    event ``after``, or from game event ``after + 1`` after a signed entry, was stripped (or the entry slipped in)."""
+    findings = TeamSignatureFindings()
+    game_signed = {event.n: event.sig is not None for event in game}
+    for log in logs:
+        signed_before = False
+        for entry in log.events:
+            after = entry.data.get("after")
+            sig: Any = entry.sig
+            if sig is None:
+                if signed_before or (isinstance(after, int) and game_signed.get(after)):
+                    earlier = ("frühere Einträge des Teamprotokolls es sind" if signed_before
+                               else f"Ereignis {after} des Spielprotokolls, dem er folgt, es ist")
+                    findings.difference = _team_difference(
+                        log.team, entry.n, "sig", "eine Signatur des Tisches", None,
+                        f"Der Eintrag ist nicht signiert, obwohl {earlier}: der Tisch hat ihn so nicht geschrieben.")
+                    return findings
+                findings.unsigned.setdefault(log.team, []).append(entry.n)
+                continue
+            if not isinstance(sig, Mapping) or not isinstance(sig.get("kid"), str) \
+                    or not isinstance(sig.get("sig"), str):
+                findings.difference = _team_difference(log.team, entry.n, "sig", {"kid": "…", "sig": "…"}, sig,
+                                                       "Die Signatur des Eintrags ist unlesbar.")
+                return findings
+            kid = sig["kid"]
+            key = keys.get(kid)
+            if key is None:
+                findings.difference = _team_difference(
+                    log.team, entry.n, "sig.kid", sorted(keys), kid,
+                    f"Der Eintrag ist mit dem Schlüssel {kid} signiert, der weder veröffentlicht noch vertraut ist: "
+                    "die Signatur belegt nichts.")
+                return findings
+            if not key.verifies(signed_message(entry.game_id, entry.n, entry.hash, log.team), sig["sig"]):
+                findings.difference = _team_difference(
+                    log.team, entry.n, "sig.sig", f"Ed25519-Signatur von Schlüssel {kid} über den Hash", sig["sig"],
+                    "Die Signatur des Eintrags passt nicht zu seinem Hash: diesen Eintrag hat der Tisch so nicht "
+                    "signiert (nachträglich geändert oder neu geschrieben).")
+                return findings
+            signed_before = True
+            findings.signed_by[kid] = findings.signed_by.get(kid, 0) + 1
+            following = after + 1 if isinstance(after, int) else None
+            if following is not None and game_signed.get(following) is False:
+                findings.difference = Difference(
+                    "signature", following, "sig", "eine Signatur des Tisches", None,
+                    f"Ereignis {following} ist nicht signiert, obwohl Eintrag {entry.n} von Teamprotokoll "
+                    f"{log.team + 1}, der ihm vorausgeht, es ist: der Tisch hat es so nicht geschrieben.")
+                return findings
+    return findings
+
+
+def team_unsigned_warning(team: int, unsigned: list[int], total: int) -> str:
+    """The German warning for a team log's entries without a signature (written before the table signed them)."""
+    if len(unsigned) == total:
+        return (f"Die Einträge von Teamprotokoll {team + 1} sind nicht signiert (geschrieben, bevor der Tisch "
+                "signierte): sie belegen nur Hash-Kette und Regeln, nicht, dass der Tisch genau diese Signale "
+                "schrieb.")
+    return (f"Teamprotokoll {team + 1}: Eintrag {_ranges(unsigned)} ist nicht signiert (geschrieben, bevor der Tisch "
+            "signierte); die späteren sind es.")
 
 
 def unsigned_warning(unsigned: list[int], total: int) -> str:

@@ -34,6 +34,9 @@ from libs.rules.engine import Engine, Position
 CHECK = "team"
 CHOSEN_BY = ("player", "bot", "timeout", "departed")
 _EVENT_FIELDS = ("game_id", "n", "type", "at", "actor", "rules", "data", "prev", "hash")
+_OPTIONAL_FIELDS = ("sig",)
+"""An entry may carry ``sig``, the table's signature of its hash (entries written before the table signed them
+lack it); checked with the signatures, last (``libs.audit.signatures``)."""
 
 
 class TeamLogProblem(Exception):
@@ -73,7 +76,8 @@ def read_team_logs(raw: Any) -> list[TeamLog]:
             raise _difference(index, None, "", "{team, seats, events}", entry, "Das Teamprotokoll ist unlesbar.")
         events = []
         for position, event in enumerate(entry["events"], start=1):
-            if not isinstance(event, dict) or sorted(event) != sorted(_EVENT_FIELDS):
+            if not isinstance(event, dict) or any(name not in event for name in _EVENT_FIELDS) \
+                    or any(name not in _EVENT_FIELDS and name not in _OPTIONAL_FIELDS for name in event):
                 raise _difference(entry["team"], position, "", list(_EVENT_FIELDS), event,
                                   "Der Eintrag hat nicht die Felder eines Ereignisses.")
             events.append(Event(**event))

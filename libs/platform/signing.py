@@ -7,7 +7,13 @@ receipts"). What is signed is the UTF-8 message
 
 (`signed_message`): the event's hash, which covers every other field of the envelope, bound to the game and
 the event's number, so a signature (and a receipt, which is the same four values and the signature) says on
-its own which event of which game it vouches for. The signature sits beside `hash` in the envelope as
+its own which event of which game it vouches for. An entry of a team log (side moves, libs/platform/team_log.py)
+is signed over
+
+    speed-event/1:<game_id>:team<k>:<n>:<hash>
+
+(k: the team's index): the part ``team<k>`` is never a number, so no signature of a team-log entry ever passes
+for a game event's, nor one of team k's for team j's. The signature sits beside `hash` in the envelope as
 ``"sig": {"kid": <key id>, "sig": <128 hex digits>}`` and, like `hash`, is not part of what the hash covers.
 
 Keys: an Ed25519 key pair per key id; the key id is the first 16 hex digits of SHA-256 over the raw 32-byte
@@ -50,9 +56,14 @@ class UnusableKey(ValueError):
     """A key file or a published key that cannot be used (the message says why)."""
 
 
-def signed_message(game_id: str, n: int, event_hash: str) -> bytes:
-    """Return the bytes an event's signature is made over: ``speed-event/1:<game_id>:<n>:<hash>`` in UTF-8."""
-    return f"{SIGNATURE_CONTEXT}:{game_id}:{n}:{event_hash}".encode()
+def signed_message(game_id: str, n: int, event_hash: str, team: int | None = None) -> bytes:
+    """Return the bytes an event's signature is made over: ``speed-event/1:<game_id>:<n>:<hash>`` in UTF-8; for
+    entry `n` of team `team`'s log ``speed-event/1:<game_id>:team<team>:<n>:<hash>``."""
+    if team is None:
+        return f"{SIGNATURE_CONTEXT}:{game_id}:{n}:{event_hash}".encode()
+    if isinstance(team, bool) or not isinstance(team, int) or team < 0:
+        raise ValueError(f"a team index is a non-negative integer, not {team!r}")
+    return f"{SIGNATURE_CONTEXT}:{game_id}:team{team}:{n}:{event_hash}".encode()
 
 
 def key_id(public_raw: bytes) -> str:
@@ -186,16 +197,17 @@ class Keyring:
         wanted = set(kids)
         return [key.to_json() for kid, key in self.keys.items() if kid in wanted]
 
-    def sign(self, game_id: str, n: int, event_hash: str) -> dict[str, str]:
-        """Return the envelope's ``sig``: the active key's id and its signature of the event's hash, hex."""
-        signature = self._active_key.sign(signed_message(game_id, n, event_hash))
+    def sign(self, game_id: str, n: int, event_hash: str, team: int | None = None) -> dict[str, str]:
+        """Return the envelope's ``sig``: the active key's id and its signature of the event's hash, hex (`team`:
+        the entry is team `team`'s log's, `signed_message`)."""
+        signature = self._active_key.sign(signed_message(game_id, n, event_hash, team))
         return {"kid": self.active, "sig": signature.hex()}
 
-    def signed(self, event: Event) -> Event:
-        """Return `event` with its signature (``sig``) beside its hash."""
+    def signed(self, event: Event, team: int | None = None) -> Event:
+        """Return `event` with its signature (``sig``) beside its hash (`team`: an entry of that team's log)."""
         return Event(game_id=event.game_id, n=event.n, type=event.type, at=event.at, actor=event.actor,
                      rules=event.rules, data=event.data, prev=event.prev, hash=event.hash,
-                     sig=self.sign(event.game_id, event.n, event.hash))
+                     sig=self.sign(event.game_id, event.n, event.hash, team))
 
 
 def _private_hex(key: Ed25519PrivateKey) -> str:

@@ -45,8 +45,9 @@ async def serve_commands(runtime: Runtime) -> None:
         # Only the event's number and receipt are answered: the move is folded on after the answer is written.
         event = await games.play(command.game_id, command.seat, command.move, actor=command.actor or "system",
                                  chosen_by=command.chosen_by or "bot", expected_n=command.expected_n)
-        receipt = None if event.sig is None else Receipt(game_id=event.game_id, n=event.n, hash=event.hash,
-                                                         kid=event.sig["kid"], sig=event.sig["sig"])
+        # A side move's receipt is its team-log entry's (`team` set), the reply's `n` still the game's.
+        receipt = None if event.sig is None else Receipt(game_id=event.game_id, n=event.signed_n, hash=event.hash,
+                                                         kid=event.sig["kid"], sig=event.sig["sig"], team=event.team)
         return MoveMadeReply(game_id=command.game_id, n=event.n, receipt=receipt)
 
     async def play(command: MakeMove) -> MoveMadeReply:

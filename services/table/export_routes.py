@@ -62,10 +62,12 @@ async def export_game(game_id: str, runtime: RuntimeDep,
     team_logs = await readable_team_logs(games, events[0].event, viewer)
     document = export_document(events, viewer, seed, clock_of(runtime).now(), team_logs)
     keyring = games.keyring
-    # The public keys that signed its events (docs/audit.md, "Signatures and receipts"); a key the table no
-    # longer knows is left out, and the audit says which events it cannot verify.
+    # The public keys that signed its events and the entries of the team logs it carries (docs/audit.md,
+    # "Signatures and receipts"); a key the table no longer knows is left out, and the audit says which events it
+    # cannot verify.
+    signed = [*events, *(stored for log in team_logs for stored in log.events)]
     document["signing_keys"] = [] if keyring is None else keyring.published_for(
-        stored.event.sig["kid"] for stored in events if stored.event.sig)
+        stored.event.sig["kid"] for stored in signed if stored.event.sig)
     return JsonBody(document, headers={"Content-Disposition": f'attachment; filename="speed-{game_id}.json"'})
 
 

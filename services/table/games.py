@@ -77,12 +77,23 @@ out on a decision the human had begun (its deadline was set before they left).""
 
 @dataclass(frozen=True, slots=True)
 class Stored:
-    """Where a move was stored, as its answer names it: the game's event number, its hash and signature."""
+    """Where a move was stored, as its answer names it: the game's event number, and the hash and signature of
+    what was stored (the game's event; for a side move its team log's entry `entry` of team `team`)."""
 
     game_id: str
     n: int
+    """The game log's event number after the move (a side move leaves it where it was)."""
     hash: str
     sig: dict[str, str] | None
+    team: int | None = None
+    """A side move: the team whose log holds it (None: the move is the game log's event `n`)."""
+    entry: int = 0
+    """A side move: its number in the team's log."""
+
+    @property
+    def signed_n(self) -> int:
+        """The number the signature names: the game event's, or the team-log entry's."""
+        return self.n if self.team is None else self.entry
 
 
 
@@ -256,11 +267,15 @@ class Games:
         """`move`, for a caller that needs only where the move was stored (the game's event number, the signed
         hash): return it as soon as it is in the log, and fold the move on right after the answer is written
         (`_fold_after_reply`). A side move (a team log's entry) leaves the game's log where it was: its answer
-        names the game's last event."""
+        names the game's last event's number, and the entry's own hash and signature (its team's receipt)."""
         appended = await self._append_move(game_id, seat, move, actor=actor, chosen_by=chosen_by,
                                            expected_n=expected_n)
-        if isinstance(appended, GameRecord):  # a side move, folded on already
-            return Stored(game_id=appended.game_id, n=appended.n, hash=appended.last_hash, sig=appended.last_sig)
+        if isinstance(appended, GameRecord):  # a side move, folded on already: the mover's team log holds it
+            head = appended.team_of_seat(seat)
+            if head is None:
+                raise CorruptLog(f"game {game_id}: a side move of seat {seat}, which has no team log")
+            return Stored(game_id=appended.game_id, n=appended.n, hash=head.last_hash, sig=head.last_sig,
+                          team=head.team, entry=head.n)
         self._fold_after_reply(appended)
         event = appended.stored.event
         return Stored(game_id=event.game_id, n=event.n, hash=event.hash, sig=event.sig)
@@ -387,8 +402,10 @@ class Games:
             raise CorruptLog(f"game {record.game_id}: the rules name a team {team} without a team log")
         side = SideMove(team=head.team, seats=head.seats, after=record.n, after_hash=record.last_hash, seat=seat,
                         move=move, chosen_by=chosen_by, effects=applied.effects)
-        event = _as_stored(side_event(game_id=record.game_id, n=head.n + 1, prev=head.last_hash, actor=actor,
-                                      rules=record.module.rules_id, side=side))
+        # Signed like a game event, over the team's own message (signing.signed_message: team<k>), once, before the
+        # append: a side move's receipt is its entry's.
+        event = _as_stored(self._signed(side_event(game_id=record.game_id, n=head.n + 1, prev=head.last_hash,
+                                                   actor=actor, rules=record.module.rules_id, side=side), head.team))
         started = time.perf_counter()
         try:
             seq = await self._log.append_team(event, head.team, team_msg_id(record.game_id, head.team, event.n),
@@ -550,9 +567,10 @@ class Games:
     def _lock(self, game_id: str) -> asyncio.Lock:
         return self._locks.setdefault(game_id, asyncio.Lock())
 
-    def _signed(self, event: Event) -> Event:
-        """`event` with the table's signature of its hash beside it (once per event, before its append)."""
-        return event if self.keyring is None else self.keyring.signed(event)
+    def _signed(self, event: Event, team: int | None = None) -> Event:
+        """`event` with the table's signature of its hash beside it (once per event, before its append; `team`: an
+        entry of that team's log, signed over the team's message)."""
+        return event if self.keyring is None else self.keyring.signed(event, team)
 
 
 def _as_stored(event: Event) -> Event:

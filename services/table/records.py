@@ -94,6 +94,11 @@ class TeamHead:
     last_hash: str = GENESIS
     effects_json: bytes = _NO_EFFECTS
     """The effects of the team's last side move (shown to the team only)."""
+    after: int = 0
+    """The game event the last entry follows (its ``data.after``; 0: no entry yet)."""
+    last_sig: dict[str, str] | None = None
+    """The table's signature of the last entry (``{"kid", "sig"}``; None: none yet, or unsigned): the receipt of
+    a side move, which only the team's members get."""
 
     @property
     def last_effects(self) -> list[dict[str, Any]]:
@@ -283,7 +288,7 @@ class GameRecord:
                 raise CorruptLog(f"game {self.game_id}: team {team} entry {event.n} cannot be replayed "
                                  f"({error})") from error
         moved = evolve(head, last_seq=stored.seq, n=event.n, last_hash=event.hash,
-                       effects_json=_pack(applied.effects))
+                       effects_json=_pack(applied.effects), after=after, last_sig=event.sig)
         heads = (*self.team_logs[:index], moved, *self.team_logs[index + 1:])
         return evolve(self, position=applied.position, team_logs=heads)
 

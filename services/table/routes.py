@@ -99,7 +99,7 @@ async def seat_move(runtime: Runtime, game_id: str, player: Identity, move: dict
     seat = _seat_of(await games.seated(game_id), player)
     record = await games.move(game_id, seat, move, actor=player.player_id, chosen_by="player",
                               expected_n=expected_n)
-    return JsonBody({**game_view(record, seat, clock_of(runtime)), "receipt": signing_routes.receipt_of(record)})
+    return JsonBody({**game_view(record, seat, clock_of(runtime)), "receipt": signing_routes.receipt_of(record, seat)})
 
 
 @router.post("/{game_id}/leave")
@@ -271,8 +271,9 @@ async def _stream(runtime: Runtime, games: Games, record: GameRecord, viewer: in
 
 
 def _live_view(runtime: Runtime, record: GameRecord, viewer: int | None) -> dict[str, Any]:
-    """A live update: the viewer's view and the signed receipt of the event it shows the game after."""
-    return {**game_view(record, viewer, clock_of(runtime)), "receipt": signing_routes.receipt_of(record)}
+    """A live update: the viewer's view and the signed receipt of the event it shows the game after (for a team
+    member after their own team's side move: that entry's, with `team`)."""
+    return {**game_view(record, viewer, clock_of(runtime)), "receipt": signing_routes.receipt_of(record, viewer)}
 
 
 def _progress(record: GameRecord, viewer: int | None) -> tuple[int, int]:

@@ -28,6 +28,8 @@ def rehash(document: dict[str, Any], start: int) -> None:
         kid = (event.get("sig") or {}).get("kid")
         if keyring is not None and kid == keyring.active:
             event["sig"] = keyring.sign(event["game_id"], event["n"], event["hash"])
+    if keyring is not None:
+        sign_team_logs(document, keyring, only_kid=keyring.active)
 
 
 def _rehash_chain(document: dict[str, Any], start: int) -> list[dict[str, Any]]:
@@ -52,6 +54,15 @@ def rebind_team_logs(document: dict[str, Any]) -> None:
             entry["hash"] = compute_hash(Event(**entry))
 
 
+def sign_team_logs(document: dict[str, Any], keyring: Keyring, only_kid: str | None = None) -> None:
+    """Sign every team-log entry's hash anew with `keyring` (over its team's message; `only_kid`: only entries
+    that key had signed)."""
+    for log in document.get("team_logs") or []:
+        for entry in log["events"]:
+            if only_kid is None or (entry.get("sig") or {}).get("kid") == only_kid:
+                entry["sig"] = keyring.sign(entry["game_id"], entry["n"], entry["hash"], log["team"])
+
+
 @cache
 def _table_keyring() -> Keyring | None:
     """The test session's table keys (tests/conftest.py puts their file into the environment), if any."""
@@ -60,18 +71,22 @@ def _table_keyring() -> Keyring | None:
 
 
 def unsign(document: dict[str, Any]) -> None:
-    """Drop every event's signature and the export's keys: the log as written before the table signed (or as a
-    forger without the table's key would have to hand it in)."""
+    """Drop every event's and team-log entry's signature and the export's keys: the log as written before the table
+    signed (or as a forger without the table's key would have to hand it in)."""
     document["signing_keys"] = []
     for event in document["events"]:
         event.pop("sig", None)
+    for log in document.get("team_logs") or []:
+        for entry in log["events"]:
+            entry.pop("sig", None)
 
 
 def resign(document: dict[str, Any], keyring: Keyring) -> None:
-    """Sign every event's hash anew with `keyring` and publish its active key in the export (a forger with a key
-    of their own, or the platform itself signing a second history)."""
+    """Sign every event's and team-log entry's hash anew with `keyring` and publish its active key in the export (a
+    forger with a key of their own, or the platform itself signing a second history)."""
     for event in document["events"]:
         event["sig"] = keyring.sign(event["game_id"], event["n"], event["hash"])
+    sign_team_logs(document, keyring)
     document["signing_keys"] = keyring.published_for([keyring.active])
 
 

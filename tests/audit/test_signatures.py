@@ -337,6 +337,21 @@ def test_receipt_files_are_read_in_every_documented_shape(tmp_path: Path, capsys
     for bad in ([{"n": 1}], [17], [{**receipt, "n": "4"}], [{**receipt, "n": True}]):
         with pytest.raises(UnusableDocument):
             read_receipts(bad)
+    # A side move's receipt names its team (a team index); a game event's has none (or null).
+    assert read_receipts([{**receipt, "team": 1}, {**receipt, "team": None}]) == [{**receipt, "team": 1},
+                                                                                {**receipt, "team": None}]
+    for team in ("1", True, -1, 1.0):
+        with pytest.raises(UnusableDocument, match="team"):
+            read_receipts([{**receipt, "team": team}])
+    # A game event's receipt relabelled as a team's does not verify (the team's message is another).
+    report = check_receipts(signed.own, read_receipts([{**receipt, "team": 0}]))
+    assert not report.passed and report.differences[0].field == f"team_logs[0].events[{receipt['n']}].sig"
+    # A genuine team receipt against an export without that team's log (Speedmosaik has none) is unprovable: no pass.
+    team_receipt = {**receipt, "n": 1, "team": 0,
+                    "sig": signed.keyring.sign(signed.game_id, 1, receipt["hash"], 0)["sig"]}
+    report = check_receipts(signed.own, read_receipts([team_receipt]))
+    assert not report.passed and [difference.field for difference in report.differences] == ["team_logs[0]"]
+    assert "lässt sich diese Quittung nicht belegen" in "\n".join(report.lines())
     (tmp_path / "kaputt.json").write_text("[{", encoding="utf-8")
     status, out = _speed_audit(tmp_path, capsys, signed.own, "--receipts", str(tmp_path / "kaputt.json"))
     assert status == 2 and "Prüfung nicht möglich: Die Quittungsdatei" in out

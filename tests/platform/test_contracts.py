@@ -119,6 +119,8 @@ SAMPLES: list[tuple[type[Contract], dict[str, Any]]] = [
     (MoveMadeReply, {"game_id": "g" * 32, "n": 5, "receipt": None}),
     (MoveMadeReply, {"game_id": "g" * 32, "n": 5, "receipt": {  # the move's signed receipt (docs/audit.md)
         "game_id": "g" * 32, "n": 5, "hash": "ab" * 32, "kid": "56475aa75463474c", "sig": "cd" * 64}}),
+    (MoveMadeReply, {"game_id": "g" * 32, "n": 5, "receipt": {  # a side move's: entry 2 of team 1's log, the game at 5
+        "game_id": "g" * 32, "n": 2, "hash": "ab" * 32, "kid": "56475aa75463474c", "sig": "cd" * 64, "team": 1}}),
     (ViewGame, {"game_id": "g" * 32, "seat": None}),
     (DecideRequest, {"rules": "speedmosaik@1", "seat": 0, "level": "normal", "view": {"du": 0},
                      "game_id": "g" * 32, "n": 9}),

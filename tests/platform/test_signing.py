@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from libs.audit.signatures import check_signatures
-from libs.platform.envelope import Event, compute_hash, new_event, verify_chain
+from libs.audit.signatures import check_signatures, check_team_signatures
+from libs.audit.team_logs import TeamLog
+from libs.platform.envelope import GENESIS, Event, compute_hash, new_event, verify_chain
 from libs.platform.settings import Settings
 from libs.platform.signing import (
     KEYS_FORMAT,
@@ -35,6 +36,10 @@ VECTOR_GAME, VECTOR_N = "0123456789abcdef0123456789abcdef", 7
 VECTOR_HASH = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
 VECTOR_SIG = ("95da5c4378e329c46a632d5107fe0e14ac3b75a985ac90689a362fa8bf74328e"
               "162b129234fce12c900d5b875bd4a9a5ba119ba95394963dba8b6bbb6139fb0d")
+# The team-log entry's vector: the same key, game and hash, entry 3 of team 1's log.
+VECTOR_TEAM, VECTOR_ENTRY = 1, 3
+VECTOR_TEAM_SIG = ("7e2e51b843a16625ea86a126cac8b94fc410a014de9a8b09c66c2151bb0d07f8"
+                   "1db082fd2dc7e75d2a3a61198128b77e5cb01c0ed225772758a4aeb486841c03")
 
 
 def vector_keyring() -> Keyring:
@@ -54,6 +59,73 @@ def test_the_specifications_test_vector() -> None:
     assert not key.verifies(signed_message("other", VECTOR_N, VECTOR_HASH), VECTOR_SIG)  # another game
     assert not key.verifies(message, "zz" + VECTOR_SIG[2:]) and not key.verifies(message, None)
     assert keyring.published() == [{"kid": VECTOR_KID, "alg": "Ed25519", "public_key": VECTOR_PUBLIC, "active": True}]
+
+
+def test_the_specifications_test_vector_of_a_team_log_entry() -> None:
+    message = signed_message(VECTOR_GAME, VECTOR_ENTRY, VECTOR_HASH, VECTOR_TEAM)
+    assert message == f"speed-event/1:{VECTOR_GAME}:team1:3:{VECTOR_HASH}".encode()
+    keyring = vector_keyring()
+    assert keyring.sign(VECTOR_GAME, VECTOR_ENTRY, VECTOR_HASH, VECTOR_TEAM) == {"kid": VECTOR_KID,
+                                                                                  "sig": VECTOR_TEAM_SIG}
+    key = keyring.keys[VECTOR_KID]
+    assert key.verifies(message, VECTOR_TEAM_SIG)
+    # Never confused with a game event's signature of the same numbers and hash, nor with another team's entry.
+    assert not key.verifies(signed_message(VECTOR_GAME, VECTOR_ENTRY, VECTOR_HASH), VECTOR_TEAM_SIG)
+    assert not key.verifies(message, keyring.sign(VECTOR_GAME, VECTOR_ENTRY, VECTOR_HASH)["sig"])
+    assert not key.verifies(signed_message(VECTOR_GAME, VECTOR_ENTRY, VECTOR_HASH, 0), VECTOR_TEAM_SIG)
+    assert not key.verifies(signed_message(VECTOR_GAME, VECTOR_ENTRY + 1, VECTOR_HASH, VECTOR_TEAM), VECTOR_TEAM_SIG)
+    for bad in (-1, True, "1"):
+        with pytest.raises(ValueError):
+            signed_message(VECTOR_GAME, VECTOR_ENTRY, VECTOR_HASH, bad)  # type: ignore[arg-type]
+
+
+def _game_and_team(keyring: Keyring, signed_game: tuple[int, ...], signed_team: tuple[int, ...],
+                   afters: tuple[int, ...] = (1, 2)) -> tuple[list[Event], TeamLog]:
+    """Game events 1–3 and team 0's entries (after `afters`), those numbered in `signed_*` signed."""
+    game: list[Event] = []
+    for n in (1, 2, 3):
+        event = new_event(game_id="g", n=n, type="MoveMade", actor="p", rules="r@1", data={},
+                          prev=game[-1].hash if game else GENESIS)
+        game.append(keyring.signed(event) if n in signed_game else event)
+    entries: list[Event] = []
+    for n, after in enumerate(afters, start=1):
+        entry = new_event(game_id="g", n=n, type="SideMoveMade", actor="p", rules="r@1",
+                          data={"team": 0, "after": after}, prev=entries[-1].hash if entries else GENESIS)
+        entries.append(keyring.signed(entry, 0) if n in signed_team else entry)
+    return game, TeamLog(team=0, seats=(0, 2), events=entries)
+
+
+def test_team_log_entries_verify_over_their_teams_message_and_an_unsigned_one_after_a_signed_is_caught() -> None:
+    keyring = vector_keyring()
+    game, log = _game_and_team(keyring, (1, 2, 3), (1, 2))
+    findings = check_team_signatures([log], game, keyring.keys)
+    assert findings.difference is None and findings.signed_by == {VECTOR_KID: 2} and not findings.unsigned
+    # Signed as a game event (no team in the message): it does not verify as a team entry.
+    forged = Event(**{**log.events[1].to_json(), "sig": keyring.sign("g", 2, log.events[1].hash)})
+    findings = check_team_signatures([TeamLog(0, (0, 2), [log.events[0], forged])], game, keyring.keys)
+    assert findings.difference is not None and findings.difference.field == "team_logs[0].events[2].sig.sig"
+    # Verified with another team's message: it does not verify either.
+    findings = check_team_signatures([TeamLog(1, (1, 3), log.events)], game, keyring.keys)
+    assert findings.difference is not None and findings.difference.field == "team_logs[1].events[1].sig.sig"
+    # An unknown key proves nothing.
+    findings = check_team_signatures([log], game, {})
+    assert findings.difference is not None and findings.difference.field == "team_logs[0].events[1].sig.kid"
+    # Unsigned after a signed entry of its log, or after the signed game event it follows: stripped.
+    game, log = _game_and_team(keyring, (1, 2, 3), (1,))
+    findings = check_team_signatures([log], game, keyring.keys)
+    assert findings.difference is not None and findings.difference.field == "team_logs[0].events[2].sig"
+    game, log = _game_and_team(keyring, (2, 3), (), afters=(1, 2))
+    findings = check_team_signatures([log], game, keyring.keys)
+    assert findings.difference is not None and findings.difference.field == "team_logs[0].events[2].sig"
+    assert "Ereignis 2 des Spielprotokolls" in findings.difference.reason
+    # A game event after a signed entry, unsigned: stripped too.
+    game, log = _game_and_team(keyring, (3,), (1,), afters=(1, 1))
+    findings = check_team_signatures([log], game, keyring.keys)
+    assert findings.difference is not None and (findings.difference.n, findings.difference.field) == (2, "sig")
+    # A log written before the table signed: reported unsigned, no difference.
+    game, log = _game_and_team(keyring, (3,), (), afters=(1, 2))
+    findings = check_team_signatures([log], game, keyring.keys)
+    assert findings.difference is None and findings.unsigned == {0: [1, 2]} and not findings.signed_by
 
 
 def test_the_signature_sits_beside_the_hash_and_outside_it() -> None:
@@ -167,5 +239,6 @@ def test_the_openapi_schema_documents_the_keys_and_the_receipt() -> None:
     assert "receipt" in answer["description"]
     assert answer["content"]["application/json"]["schema"] == {"$ref": "#/components/schemas/MoveAnswer"}
     receipt = schema["components"]["schemas"]["ReceiptOut"]
-    assert set(receipt["properties"]) == {"game_id", "n", "hash", "kid", "sig"}
+    assert set(receipt["properties"]) == {"game_id", "n", "hash", "kid", "sig", "team"}
+    assert receipt["required"] == ["game_id", "n", "hash", "kid", "sig"]  # `team` only for a side move's receipt
     assert "speed-event/1:<game_id>:<n>:<hash>" in receipt["properties"]["sig"]["description"]

@@ -162,9 +162,13 @@ class MakeMove(Contract, frozen=True, kw_only=True):
     expected_n: int | None = None
 
 
-class Receipt(Contract, frozen=True, kw_only=True):
+class Receipt(Contract, frozen=True, kw_only=True, omit_defaults=True):
     """The table's signed receipt of a move's event (docs/audit.md, "Signatures and receipts"): the Ed25519
-    signature (hex) by key `kid` of ``speed-event/1:<game_id>:<n>:<hash>``."""
+    signature (hex) by key `kid` of ``speed-event/1:<game_id>:<n>:<hash>``; of a side move (`team` set), of
+    entry `n` of that team's log, ``speed-event/1:<game_id>:team<team>:<n>:<hash>``.
+
+    `team` is left out on the wire when None (a game event's receipt), so such a receipt reads and writes exactly
+    as before the field existed."""
 
     WHAT: ClassVar[str] = "Die Quittung eines Zuges"
 
@@ -173,11 +177,13 @@ class Receipt(Contract, frozen=True, kw_only=True):
     hash: str
     kid: str
     sig: str
+    team: int | None = None
 
 
 class MoveMadeReply(Contract, frozen=True, kw_only=True):
     """The game after the move: its id and event count, and the move's signed receipt (None: the table signs
-    nothing, which production refuses)."""
+    nothing, which production refuses). A side move leaves `n` where it was (the game's log did not move); its
+    receipt is its team-log entry's (`Receipt.team`)."""
 
     WHAT: ClassVar[str] = "Die Antwort auf table.cmd.move"
 
