@@ -1,0 +1,74 @@
+"""The web front end over plain HTTP (no browser): headers, cookies, CSRF, escaping, refusals."""
+
+from __future__ import annotations
+
+import re
+
+import httpx
+
+from tests.web.conftest import WebPlatform
+
+CSRF = re.compile(r'name="csrf" value="([0-9a-f]{64})"')
+
+
+def assert_no_inline_code(html: str) -> None:
+    """Scripts only from files, no event-handler or style attributes (the CSP would block them anyway)."""
+    tags = re.findall(r"<[a-zA-Z][^>]*>", html)
+    assert all(re.search(r"\bsrc=", tag) for tag in tags if tag.startswith("<script"))
+    assert not [tag for tag in tags if re.search(r"\s(on[a-z]+|style)=", tag)]
+    assert "<style" not in html
+
+
+def _client(web_platform: WebPlatform) -> httpx.Client:
+    return httpx.Client(base_url=web_platform.url, timeout=20, follow_redirects=False)
+
+
+def _guest(client: httpx.Client, name: str) -> str:
+    start = client.get("/")
+    token = CSRF.search(start.text)
+    assert token, start.text
+    answer = client.post("/gast", data={"name": name, "csrf": token.group(1)})
+    assert answer.status_code == 303, answer.text
+    return token.group(1)
+
+
+def test_start_page_has_a_strict_policy_and_no_inline_script(web_platform: WebPlatform) -> None:
+    with _client(web_platform) as client:
+        answer = client.get("/")
+    assert answer.status_code == 200
+    policy = answer.headers["content-security-policy"]
+    assert "script-src 'self'" in policy and "style-src 'self'" in policy and "unsafe-inline" not in policy
+    assert_no_inline_code(answer.text)
+    assert "Als Gast spielen" in answer.text
+
+
+def test_the_session_cookie_is_httponly_and_lax_and_the_token_is_never_in_a_page(web_platform: WebPlatform) -> None:
+    with _client(web_platform) as client:
+        _guest(client, "Cookie")
+        cookie = next(c for c in client.cookies.jar if c.name == "speed_session")
+        token = cookie.value
+        header = [h for h in client.get("/").headers.get_list("set-cookie")]
+        home = client.get("/")
+    assert cookie.has_nonstandard_attr("HttpOnly") or "httponly" in str(cookie._rest).lower()
+    assert token not in home.text
+    assert all("speed_session" not in h for h in header)  # not set again on a plain page
+
+
+def test_a_form_without_the_csrf_token_is_refused(web_platform: WebPlatform) -> None:
+    with _client(web_platform) as client:
+        client.get("/")
+        answer = client.post("/gast", data={"name": "Mallory"})
+    assert answer.status_code == 403
+    assert "speed_session" not in answer.headers.get("set-cookie", "")
+    assert "abgelaufen" in answer.text
+
+
+def test_a_typed_name_is_escaped(web_platform: WebPlatform) -> None:
+    with _client(web_platform) as client:
+        csrf = CSRF.search(client.get("/").text).group(1)  # type: ignore[union-attr]
+        answer = client.post("/gast", data={"name": "<img src=x onerror=alert(1)>", "csrf": csrf})
+    # The lobby refuses the name (German reason beside the form); the typed text comes back escaped.
+    assert answer.status_code == 422
+    assert "<img src=x" not in answer.text
+    assert "&lt;img src=x onerror=alert(1)&gt;" in answer.text
+    assert 'role="alert"' in answer.text
