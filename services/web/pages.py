@@ -217,7 +217,7 @@ def game_context(view: dict[str, Any], finished: dict[str, Any] | None = None) -
         "may_act": [game_view.seat_name(view, seat) for seat in view.get("may_act") or []],
         "my_turn": you is not None and (you in (view.get("to_move") or []) or you in (view.get("may_act") or [])),
         "clocks": [{**clock, "name": game_view.seat_name(view, clock["seat"])} for clock in view.get("clocks") or []],
-        "status": game_view.STATUS_WORDS.get(str(view.get("status")), view.get("status")),
+        "status_text": game_view.STATUS_WORDS.get(str(view.get("status")), view.get("status")),
         "ended": view.get("status") == "ended",
         "end_rows": game_view.end_table(view, finished) if view.get("status") == "ended" else [],
         "again": _again(view),
@@ -255,7 +255,7 @@ async def game_page(game_id: str, request: Request) -> Response:
         return page.render("message.html", status=error.status if error.status < 500 else 503,
                            title="Partie", message=error.detail)
     finished = await _finished(page, view)
-    return page.render("game.html", title=str((view.get("board") or {}).get("spiel") or view.get("game")),
+    return page.render("game.html", title=str(view.get("game", "")).capitalize(),
                        game_id=game_id, log=game_view.log_entries(log.get("events") or []),
                        **game_context(view, finished))
 
@@ -359,9 +359,10 @@ async def _live(page: Page, game_id: str, last_n: int | None) -> AsyncIterator[b
             async for view in _views(answer.aiter_lines()):
                 started = time.perf_counter()
                 n = view.get("n")
-                html = TEMPLATES.get_template("_game.html").render(
-                    {"game_id": game_id, "csrf": page.csrf, **game_context(view, await _finished(page, view))})
+                context = game_context(view, await _finished(page, view))
+                html = TEMPLATES.get_template("_game.html").render({"game_id": game_id, "csrf": page.csrf, **context})
                 yield _sse("update", html, n)
+                yield _sse("board", context["board"], None)
                 if first and last_n is not None and isinstance(n, int) and n > last_n + 1:
                     events = await page.call("table", "GET", f"/games/{game_id}/events")
                     log = TEMPLATES.get_template("_log.html").render(

@@ -7,8 +7,6 @@ the browser tests fail with the command that installs it (CI installs it in `.ci
 from __future__ import annotations
 
 import os
-import shutil
-import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -63,12 +61,11 @@ def browser() -> Iterator[Any]:
                     pytrace=False)
     from playwright.sync_api import sync_playwright
 
-    profile = tempfile.mkdtemp(prefix="speed-chromium-")
+    # `launch` starts chromium with a fresh, throwaway user-data dir of Playwright's own (it refuses one given
+    # in the arguments); each test then opens its own context (cookies, storage) in it.
     with sync_playwright() as playwright:
-        instance = playwright.chromium.launch(executable_path=CHROMIUM,
-                                              args=[*CHROMIUM_ARGS, f"--user-data-dir={profile}"])
+        instance = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
             yield instance
         finally:
             instance.close()
-    shutil.rmtree(profile, ignore_errors=True)

@@ -1,0 +1,211 @@
+"""A player in a real browser (Debian's chromium through Playwright): everything by clicking and typing.
+
+Screenshots of the pages go to docs/screens/ (desktop and 360 px wide); the README shows them.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from typing import Any
+
+import httpx
+
+from tests.web.conftest import DESKTOP, PHONE, SCREENS, WebPlatform
+
+GAME_END_SECONDS = 240
+
+
+def _shoot(page: Any, name: str) -> None:
+    """Save the page at desktop width and at 360 px (small PNGs: the visible part only)."""
+    SCREENS.mkdir(parents=True, exist_ok=True)
+    size = page.viewport_size
+    page.set_viewport_size(DESKTOP)
+    page.screenshot(path=str(SCREENS / f"{name}-desktop.png"))
+    page.set_viewport_size(PHONE)
+    page.screenshot(path=str(SCREENS / f"{name}-360.png"))
+    page.set_viewport_size(size)
+
+
+def _new_player(browser: Any, web_platform: WebPlatform, name: str, shots: bool = False) -> tuple[Any, Any]:
+    context = browser.new_context(viewport=DESKTOP, locale="de-DE")
+    page = context.new_page()
+    page.goto(web_platform.url + "/")
+    if shots:
+        _shoot(page, "start")
+    page.get_by_label("Dein Name").fill(name)
+    page.get_by_role("button", name="Als Gast spielen").click()
+    page.get_by_text(f"Angemeldet als {name}").wait_for()
+    return context, page
+
+
+def _start_solo(page: Any, game: str, settings: dict[str, str], opponents: str = "1",
+                shots: bool = False) -> None:
+    offer = page.locator(f'section.game-offer[data-game="{game}"]')
+    for label, value in settings.items():
+        offer.get_by_label(label, exact=False).first.select_option(label=value)
+    offer.get_by_label("Computergegner").select_option(opponents)
+    offer.get_by_label("Turbo", exact=False).select_option(label="an")
+    if shots:
+        _shoot(page, "games")
+    offer.get_by_role("button", name="Gegen Computer spielen").click()
+    page.wait_for_url(re.compile(r"/spiel/[0-9a-f]+$"))
+
+
+def _n(page: Any) -> int:
+    return int(page.locator("#game .status").get_attribute("data-n"))
+
+
+def _play_one(page: Any) -> None:
+    """Preview the last listed move, confirm it, wait until the board shows it."""
+    before = _n(page)
+    page.locator("#game button.move:not(.undo)").last.click()
+    page.locator("#preview button.confirm").click()
+    page.wait_for_function("n => Number(document.querySelector('#game .status').dataset.n) > n", arg=before)
+
+
+def _play_to_the_end(page: Any, shots: bool = False) -> int:
+    """Click moves until the end table shows; return how many moves this player made."""
+    moves, deadline, middle = 0, time.monotonic() + GAME_END_SECONDS, False
+    while time.monotonic() < deadline:
+        try:
+            page.locator("#game .end, #game button.move").first.wait_for(timeout=30_000)
+        except Exception:
+            page.screenshot(path="/tmp/web-failed.png", full_page=True)  # to look at after a failure
+            raise
+        if page.locator("#game .end").count():
+            return moves
+        _play_one(page)
+        moves += 1
+        if shots and moves == 6 and not middle:
+            middle = True
+            _shoot(page, "game-middle")
+    raise AssertionError("the game did not end in time")
+
+
+def test_a_new_player_plays_a_game_against_a_computer_to_the_end_by_clicking(browser: Any,
+                                                                            web_platform: WebPlatform) -> None:
+    started = time.monotonic()
+    context, page = _new_player(browser, web_platform, "Klara", shots=True)
+    try:
+        _start_solo(page, "speedmosaik", {"Werkstatt": "Kachelwand"}, shots=True)
+        page.evaluate("window.speedMarker = 'no reload'")
+        _shoot(page, "game-start")
+        # The first move, previewed: the preview panel shows the API's preview before anything is sent.
+        page.locator("#game button.move:not(.undo)").last.click()
+        preview = page.locator("#preview")
+        preview.get_by_role("heading", name=re.compile("^Vorschau")).wait_for()
+        _shoot(page, "game-preview")
+        preview.get_by_role("button", name="Abbrechen").click()
+        preview.get_by_role("heading").wait_for(state="detached")
+
+        moves = _play_to_the_end(page, shots=True)
+
+        end = page.locator("#game .end")
+        assert "Ergebnis" in end.inner_text()
+        rows = end.locator("tbody tr")
+        assert rows.count() == 2 and "Klara (du)" in end.inner_text()
+        assert end.get_by_role("button", name="Nochmal").is_visible()
+        # Every computer move arrived through the live stream: the page was never loaded again.
+        assert page.evaluate("window.speedMarker") == "no reload"
+        assert moves >= 5
+        log = page.locator("#log li")
+        assert log.count() > moves  # every move's effects, the computer's included, in the log
+        _shoot(page, "game-end")
+        print(f"\nbrowser game: {moves} moves by clicking in {time.monotonic() - started:.1f} s")
+    finally:
+        context.close()
+
+
+def test_a_refused_move_shows_the_german_reason_and_leaves_the_page(browser: Any, web_platform: WebPlatform) -> None:
+    context, page = _new_player(browser, web_platform, "Berta")
+    try:
+        _start_solo(page, "speedmosaik", {"Werkstatt": "Kachelwand"})
+        page.locator("#game button.move").first.wait_for()
+        # The same player in a second tab moves first; the first tab's confirmed move is then outdated.
+        other = context.new_page()
+        other.goto(page.url)
+        page.locator("#game button.move:not(.undo)").first.click()
+        page.locator("#preview button.confirm").wait_for()
+        before = _n(page)
+        _play_one(other)
+        page.wait_for_function("n => Number(document.querySelector('#game .status').dataset.n) > n",
+                               arg=before)  # the live stream brought the other tab's move
+        board_before = page.locator("#board").inner_html()
+        page.locator("#preview button.confirm").click()
+        notice = page.locator("#preview .error[role=alert]")
+        notice.wait_for()
+        assert "Der Spielstand hat sich inzwischen geändert." in notice.inner_text()
+        assert "Traceback" not in page.content()
+        assert page.locator("#board").inner_html() == board_before
+        _shoot(page, "refused-move")
+    finally:
+        context.close()
+
+
+def test_a_name_with_markup_shows_as_text(browser: Any, web_platform: WebPlatform) -> None:
+    context = browser.new_context(viewport=DESKTOP)
+    page = context.new_page()
+    dialogs: list[str] = []
+    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+    try:
+        page.goto(web_platform.url + "/")
+        evil = "<img src=x onerror=alert(1)>"
+        page.get_by_label("Dein Name").fill(evil)
+        page.get_by_role("button", name="Als Gast spielen").click()
+        page.locator("#guest-error").wait_for()
+        assert page.locator("img").count() == 0 and not dialogs
+        assert page.get_by_label("Dein Name").input_value() == evil  # shown as typed, as text
+        assert page.locator("#guest-error").inner_text()  # the lobby's German reason beside the form
+    finally:
+        context.close()
+
+
+def _seat_hand_html(view: dict[str, Any]) -> str:
+    from services.web.boards.generic import render_value
+
+    return str(render_value(view["board"]["du"]["hand"]))
+
+
+def test_a_page_and_its_stream_never_show_another_seats_hand(browser: Any, web_platform: WebPlatform) -> None:
+    """Two humans at a Speedkoi table: seat 0's page and live stream never carry seat 1's hand."""
+    lobby, table = web_platform.service("lobby"), web_platform.service("table")
+    context, page = _new_player(browser, web_platform, "Anton")
+    try:
+        anton = next(c["value"] for c in context.cookies() if c["name"] == "speed_session")
+        bea = httpx.post(f"{lobby}/guests", json={"name": "Bea"}, timeout=10).json()["token"]
+        opened = httpx.post(f"{lobby}/tables", headers={"Authorization": f"Bearer {anton}"}, timeout=10, json={
+            "game": "speedkoi", "settings": {}, "player_count": 2, "fill_with_bots": False}).json()
+        httpx.post(f"{lobby}/tables/{opened['table_id']}/join", headers={"Authorization": f"Bearer {bea}"},
+                   timeout=10).raise_for_status()
+        started = httpx.post(f"{lobby}/tables/{opened['table_id']}/start",
+                             headers={"Authorization": f"Bearer {anton}"}, timeout=10).json()
+        game_id = started["game_id"]
+        seen_by_bea = httpx.get(f"{table}/games/{game_id}/view", headers={"Authorization": f"Bearer {bea}"},
+                                timeout=10).json()
+        seen_by_anton = httpx.get(f"{table}/games/{game_id}/view", headers={"Authorization": f"Bearer {anton}"},
+                                  timeout=10).json()
+        beas_hand, antons_hand = _seat_hand_html(seen_by_bea), _seat_hand_html(seen_by_anton)
+        assert beas_hand != antons_hand
+
+        page.goto(f"{web_platform.url}/spiel/{game_id}")
+        html = page.content()
+        assert antons_hand in html  # the check is not vacuous: the own hand is drawn just so
+        assert beas_hand not in html
+        # The live stream, read as the browser reads it (the session cookie), across a few moves.
+        stream = ""
+        cookies = {"speed_session": anton}
+        with httpx.stream("GET", f"{web_platform.url}/spiel/{game_id}/live", cookies=cookies,
+                          timeout=httpx.Timeout(10.0, read=20.0)) as answer:
+            assert answer.status_code == 200
+            for _ in range(2):
+                _play_one(page)
+            for line in answer.iter_lines():
+                stream += line + "\n"
+                if stream.count("event: update") >= 3:
+                    break
+        assert "event: update" in stream
+        assert beas_hand not in stream and beas_hand not in page.content()
+        assert str(seen_by_bea["board"]["du"]) not in stream
+    finally:
+        context.close()
