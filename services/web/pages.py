@@ -36,6 +36,7 @@ from services.web.security import (
 TEMPLATES = Jinja2Templates(directory=str(Path(__file__).parent / "templates"))
 TEMPLATES.env.autoescape = True  # every template, whatever its name: typed text is always escaped
 TEMPLATES.env.filters["fieldtext"] = forms.field_text
+TEMPLATES.env.filters["phrase"] = lambda value: game_view.phrase_text(value) or ("" if value is None else str(value))
 router = APIRouter(include_in_schema=False)
 KEEP_ALIVE_SECONDS = 15.0
 ENDED_STREAM_SECONDS = 600.0
@@ -291,6 +292,7 @@ async def preview(game_id: str, request: Request) -> Response:
     except ApiError as error:
         return _refused(page, error)
     renderer = renderer_for(str(view.get("game", "")))
+    answer = (answer or {}).get("preview") if isinstance((answer or {}).get("preview"), dict) else answer
     warnings = _warnings(answer)
     return page.render("_preview.html", game_id=game_id, label=renderer.move_label(move, view),
                        move_json=form.get("move", ""), n=form.get("n", ""), warnings=warnings,

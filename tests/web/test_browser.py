@@ -147,7 +147,13 @@ def test_a_name_with_markup_shows_as_text(browser: Any, web_platform: WebPlatfor
     context = browser.new_context(viewport=DESKTOP)
     page = context.new_page()
     dialogs: list[str] = []
-    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+
+
+    def on_dialog(dialog: Any) -> None:
+        dialogs.append(dialog.message)
+        dialog.dismiss()
+
+    page.on("dialog", on_dialog)
     try:
         page.goto(web_platform.url + "/")
         evil = "<img src=x onerror=alert(1)>"
