@@ -104,8 +104,9 @@ class Settings(BaseSettings):
         if not roles or not roles <= set(TABLE_ROLES):
             # A typo would otherwise start a table that silently does nothing (or never follows up).
             raise ValueError(f"TABLE_ROLES must name some of {', '.join(TABLE_ROLES)}: {self.table_roles!r}")
-        if self.environment == "production" and not (self.nats_user and self.nats_password):
-            # Without its own user a service would connect with whatever NATS allows anonymously.
+        if self.environment == "production" and self.nats_url and not (self.nats_user and self.nats_password):
+            # Without its own user a service would connect with whatever NATS allows anonymously. An empty
+            # NATS_URL is a service without NATS (the web front end).
             raise ValueError("NATS_USER and NATS_PASSWORD must be set in production")
         return self
 
