@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import html
+import json
 import re
+import time
+from typing import Any
 
 import httpx
 
@@ -78,3 +82,74 @@ def test_a_typed_name_is_escaped(web_platform: WebPlatform) -> None:
     assert "<img src=x" not in answer.text
     assert "&lt;img src=x onerror=alert(1)&gt;" in answer.text
     assert 'role="alert"' in answer.text
+
+
+def _solo_game(client: httpx.Client, csrf: str) -> str:
+    answer = client.post("/solo", data={"csrf": csrf, "game": "speedmosaik", "s:workshop": "kachelwand",
+                                        "opponents": "1", "bot_level": "easy", "p:turbo": "true"})
+    assert answer.status_code == 303, answer.text
+    return str(answer.headers["location"]).rsplit("/", 1)[1]
+
+
+def _my_move(client: httpx.Client, game_id: str) -> dict[str, Any]:
+    """The first move button's values once it is this player's turn (the computer answers on its own)."""
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        found = re.search(r"hx-vals='([^']+)'", client.get(f"/spiel/{game_id}").text)
+        if found:
+            values: dict[str, Any] = json.loads(html.unescape(found.group(1)))
+            return values
+        time.sleep(0.1)
+    raise AssertionError("never this player's turn")
+
+
+def _events(client: httpx.Client, game_id: str, headers: dict[str, str], count: int) -> list[tuple[str, str]]:
+    """The first `count` server-sent events of the page's live stream: (event, data)."""
+    found: list[tuple[str, str]] = []
+    event, data = "", []
+    with client.stream("GET", f"/spiel/{game_id}/live", headers=headers,
+                       timeout=httpx.Timeout(10.0, read=20.0)) as stream:
+        assert stream.status_code == 200 and "token" not in str(stream.url)
+        for line in stream.iter_lines():
+            if line.startswith("event: "):
+                event = line[7:]
+            elif line.startswith("data: "):
+                data.append(line[6:])
+            elif line == "" and event:
+                found.append((event, "\n".join(data)))
+                event, data = "", []
+                if len(found) >= count:
+                    break
+    return found
+
+
+def test_a_move_without_the_csrf_header_is_refused_and_changes_nothing(web_platform: WebPlatform) -> None:
+    with _client(web_platform) as client:
+        csrf = _guest(client, "Moritz")
+        game_id = _solo_game(client, csrf)
+        values = _my_move(client, game_id)
+        refused = client.post(f"/spiel/{game_id}/zug", data={"move": values["move"], "n": str(values["n"])},
+                              headers={"HX-Request": "true"})
+        assert refused.status_code == 403
+        assert 'class="status" data-n="1"' in client.get(f"/spiel/{game_id}").text  # still the first state
+        made = client.post(f"/spiel/{game_id}/zug", data={"move": values["move"], "n": str(values["n"])},
+                           headers={"HX-Request": "true", "X-CSRF-Token": csrf})
+        assert made.status_code == 200 and 'data-n="2"' in made.text
+
+
+def test_a_dropped_live_stream_catches_up_when_it_reconnects(web_platform: WebPlatform) -> None:
+    with _client(web_platform) as client:
+        csrf = _guest(client, "Lena")
+        game_id = _solo_game(client, csrf)
+        first = _events(client, game_id, {}, 2)
+        assert [event for event, _ in first] == ["update", "board"]  # the game as it is, at once
+        # Moves happen while the browser is away (two moves and the computer's answers) ...
+        for _ in range(2):
+            values = _my_move(client, game_id)
+            answer = client.post(f"/spiel/{game_id}/zug", data={"move": values["move"], "n": str(values["n"])},
+                                 headers={"HX-Request": "true", "X-CSRF-Token": csrf})
+            assert answer.status_code == 200
+        # ... and the reconnecting browser (EventSource sends the last id it saw) gets the game and the whole log.
+        again = _events(client, game_id, {"Last-Event-ID": "1"}, 3)
+        assert [event for event, _ in again] == ["update", "board", "logall"]
+        assert again[2][1].count("<li") >= 3
