@@ -77,3 +77,21 @@ def test_settings_forms_come_from_the_description_and_read_back_only_what_applie
     assert forms.read_settings(nova, {"s:teams": "mit"}, seats=4) == {"teams": "mit"}
     spore = {"settings": registry.latest("speedspore").settings_options()}
     assert forms.read_settings(spore, {"s:siegpunkte": "8"}, seats=2) == {"siegpunkte": 8}  # an int again
+
+
+VENDORED = {
+    "htmx-2.0.11.min.js": "d6fdc75f204e6bdefa99b69bf1e6d4ac69b8a364f77929f45c13476b4000f717",
+    "htmx-ext-sse-2.2.4.min.js": "98a46496de0c3605fbffdce9167ba427bdd9553184f83f149c261891a92c0136",
+}
+
+
+def test_the_vendored_scripts_are_the_pinned_npm_files_with_their_licences_and_the_pages_load_them() -> None:
+    import hashlib
+    from pathlib import Path
+
+    vendor = Path(__file__).resolve().parents[2] / "services" / "web" / "static" / "vendor"
+    base = (vendor.parents[1] / "templates" / "base.html").read_text()
+    for name, digest in VENDORED.items():
+        assert hashlib.sha256((vendor / name).read_bytes()).hexdigest() == digest, name
+        assert (vendor / name.replace(".min.js", ".LICENSE")).read_text().strip()
+        assert f'src="/static/vendor/{name}"' in base
