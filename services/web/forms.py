@@ -14,6 +14,8 @@ from typing import Any
 
 SOLO_PLATFORM_KEYS = ("think_time", "tempo", "turbo")
 """Platform settings a solo table offers (a stake is for open tables; bot_level is a field of its own)."""
+TABLE_PLATFORM_KEYS = ("think_time", "tempo", "stake")
+"""Platform settings an open table offers (turbo is for solo games only)."""
 LEVEL_WORDS = {"easy": "leicht", "normal": "normal", "strong": "stark"}
 
 
@@ -112,6 +114,12 @@ def opponent_field(description: dict[str, Any]) -> Field:
     default = 1 if 1 in counts else counts[0]
     return Field("opponents", "Computergegner",
                  [Choice(n, "keiner (allein)" if n == 0 else f"{n}", True, n == default) for n in counts])
+
+
+def seat_count_field(description: dict[str, Any]) -> Field:
+    seat_counts = [n for n in (description.get("spec") or {}).get("seat_counts") or [2] if 2 <= n <= 4]
+    return Field("player_count", "Plätze am Tisch",
+                 [Choice(n, str(n), True, n == seat_counts[0]) for n in seat_counts])
 
 
 def _match(option: dict[str, Any], text: str | None) -> tuple[bool, Any]:

@@ -119,15 +119,19 @@ async def _start(page: Page, errors: dict[str, str] | None = None, status: int =
     me = await _me(page)
     games: list[dict[str, Any]] = []
     unfinished: list[dict[str, Any]] = []
+    open_tables: list[dict[str, Any]] = []
     if me is not None:
-        games, unfinished = await asyncio.gather(page.call("lobby", "GET", "/games"),
-                                                 page.call("lobby", "GET", "/me/unfinished"))
+        games, unfinished, open_tables = await asyncio.gather(
+            page.call("lobby", "GET", "/games"), page.call("lobby", "GET", "/me/unfinished"),
+            page.call("lobby", "GET", "/tables", params={"status": "open"}))
     offers = [{"game": game["game"], "title": (game.get("spec") or {}).get("title") or game["game"],
                "rules": game.get("rules"), "fields": forms.rule_fields(game),
                "platform": forms.platform_fields(game), "opponents": forms.opponent_field(game),
-               "level": forms.level_field(game)} for game in games]
+               "level": forms.level_field(game), "seat_count": forms.seat_count_field(game),
+               "table_platform": forms.platform_fields(game, forms.TABLE_PLATFORM_KEYS)} for game in games]
     response = page.render("start.html", status=status, title="Start", me=me, offers=offers,
-                           unfinished=unfinished, errors=errors or {}, values=values or {})
+                           unfinished=unfinished, open_tables=open_tables, errors=errors or {},
+                           values=values or {})
     if me is None and page.token:  # a token the lobby no longer knows: forget it
         drop_cookie(response, page.request, SESSION_COOKIE, page.settings.web_cookie_secure)
     return response
@@ -406,3 +410,97 @@ def _sse(event: str, html: str | Markup, n: Any) -> bytes:
         lines.append(f"id: {n}")
     lines.extend(f"data: {line}" for line in str(html).splitlines() or [""])
     return ("\n".join(lines) + "\n\n").encode()
+
+
+# ---- open tables: open, join, seats, start, leave --------------------------------------------------------
+
+@router.post("/tische")
+async def open_table(request: Request) -> Response:
+    """Lobby `POST /tables` from the game's form: the host sits at seat 0, the table waits for players."""
+    page = Page(request)
+    form = await page.form()
+    if not page.token:
+        return page.redirect("/")
+    game = form.get("game", "")
+    try:
+        description = await page.call("lobby", "GET", f"/games/{game}")
+        count = int(form.get("player_count", "2")) if form.get("player_count", "2").isdigit() else 2
+        settings = {**forms.read_settings(description, form, seats=count),
+                    **forms.read_platform(description, form, keys=forms.TABLE_PLATFORM_KEYS)}
+        table = await page.call("lobby", "POST", "/tables", json={
+            "game": game, "settings": settings, "player_count": count,
+            "bot_level": form.get("bot_level", "normal"), "fill_with_bots": form.get("fill_with_bots") == "true"})
+    except ApiError as error:
+        return await _start(page, errors={f"table:{game}": error.detail},
+                            status=error.status if error.status < 500 else 503)
+    return page.redirect(f"/tisch/{table['table_id']}")
+
+
+async def _table_page(page: Page, table_id: str, error: str = "", status: int = 200,
+                      fragment: bool = False) -> Response:
+    try:
+        table, me = await asyncio.gather(page.call("lobby", "GET", f"/tables/{table_id}"), _me(page))
+    except ApiError as failure:
+        return page.render("message.html", status=failure.status if failure.status < 500 else 503,
+                           title="Tisch", message=failure.detail)
+    if table.get("status") == "playing" and table.get("game_id") and not error:
+        seated = me is not None and any(seat.get("player_id") == me["player_id"] for seat in table["seats"])
+        if seated:
+            return page.redirect(f"/spiel/{table['game_id']}")
+    mine = me is not None and any(seat.get("player_id") == me["player_id"] for seat in table.get("seats", []))
+    context = {"table": table, "me": me, "mine": mine, "error": error, "table_id": table_id,
+               "is_host": me is not None and (table.get("host") or {}).get("player_id") == me["player_id"]}
+    return page.render("_table.html" if fragment else "table.html", status=status, title="Tisch", **context)
+
+
+@router.get("/tisch/{table_id}", response_class=HTMLResponse)
+async def table_page(table_id: str, request: Request) -> Response:
+    page = Page(request)
+    return await _table_page(page, table_id, fragment=page.is_htmx)
+
+
+@router.post("/tisch/{table_id}/{action}", response_class=HTMLResponse)
+async def table_action(table_id: str, action: str, request: Request) -> Response:
+    """Beitreten, Verlassen (before the start: no penalty), Starten (the host)."""
+    page = Page(request)
+    await page.form()
+    paths = {"beitreten": "join", "verlassen": "leave", "starten": "start"}
+    if action not in paths or not page.token:
+        return page.redirect("/")
+    try:
+        answer = await page.call("lobby", "POST", f"/tables/{table_id}/{paths[action]}")
+    except ApiError as error:
+        return await _table_page(page, table_id, error=error.detail, fragment=page.is_htmx)
+    if action == "verlassen":
+        return page.redirect("/")
+    if action == "starten" and answer.get("game_id"):
+        return page.redirect(f"/spiel/{answer['game_id']}")
+    return await _table_page(page, table_id, fragment=page.is_htmx)
+
+
+# ---- leaving a running game: the price asked before ----------------------------------------------------------
+
+@router.post("/spiel/{game_id}/verlassen/frage", response_class=HTMLResponse)
+async def leave_question(game_id: str, request: Request) -> Response:
+    """What leaving costs, asked before anything happens (the table's rule: the computer plays on for the seat;
+    with other humans at the table the leaderboard takes 10 points)."""
+    page = Page(request)
+    await page.form()
+    try:
+        view = await page.call("table", "GET", f"/games/{game_id}/view")
+    except ApiError as error:
+        return _refused(page, error)
+    humans = [seat for index, seat in enumerate(view.get("seats") or [])
+              if seat.get("kind") == "human" and index != view.get("you") and not seat.get("left")]
+    return page.render("_leave.html", game_id=game_id, with_humans=bool(humans))
+
+
+@router.post("/spiel/{game_id}/verlassen", response_class=HTMLResponse)
+async def leave_game(game_id: str, request: Request) -> Response:
+    page = Page(request)
+    await page.form()
+    try:
+        await page.call("table", "POST", f"/games/{game_id}/leave")
+    except ApiError as error:
+        return _refused(page, error)
+    return page.redirect(f"/spiel/{game_id}")

@@ -215,3 +215,51 @@ def test_a_page_and_its_stream_never_show_another_seats_hand(browser: Any, web_p
         assert str(seen_by_bea["board"]["du"]) not in stream
     finally:
         context.close()
+
+
+def test_two_people_meet_at_an_open_table_play_and_one_leaves_after_being_told_the_price(
+        browser: Any, web_platform: WebPlatform) -> None:
+    """Open, join, start by clicking; each sees only their own hand; leaving asks first and says what it costs."""
+    table = web_platform.service("table")
+    host_context, host = _new_player(browser, web_platform, "Greta")
+    guest_context, guest = _new_player(browser, web_platform, "Hanno")
+    try:
+        offer = host.locator('section.game-offer[data-game="speedkoi"]')
+        offer.get_by_text("Tisch für Mitspieler eröffnen").click()
+        offer.get_by_label("Plätze am Tisch").select_option("2")
+        offer.get_by_label("Freie Plätze beim Start").select_option("false")
+        offer.get_by_role("button", name="Tisch eröffnen").click()
+        host.wait_for_url(re.compile(r"/tisch/[0-9a-f]+$"))
+        _shoot(host, "open-table")
+
+        guest.reload()
+        guest.get_by_role("link", name=re.compile("speedkoi bei Greta")).click()
+        guest.get_by_role("button", name="Beitreten").click()
+        guest.get_by_text("Platz 2: Hanno").wait_for()
+        host.get_by_text("Platz 2: Hanno").wait_for()  # the host's page follows without reload
+        host.get_by_role("button", name="Partie starten").click()
+        host.wait_for_url(re.compile(r"/spiel/[0-9a-f]+$"))
+        guest.wait_for_url(re.compile(r"/spiel/[0-9a-f]+$"), timeout=15_000)  # the table page moves on by itself
+        game_id = host.url.rsplit("/", 1)[1]
+
+        views = {}
+        for name, context in (("host", host_context), ("guest", guest_context)):
+            token = next(c["value"] for c in context.cookies() if c["name"] == "speed_session")
+            views[name] = httpx.get(f"{table}/games/{game_id}/view", headers={"Authorization": f"Bearer {token}"},
+                                    timeout=10).json()
+        assert _seat_hand_html(views["host"]) in host.content()
+        assert _seat_hand_html(views["guest"]) not in host.content()
+        assert _seat_hand_html(views["guest"]) in guest.content()
+        assert _seat_hand_html(views["host"]) not in guest.content()
+
+        guest.get_by_role("button", name="Partie verlassen").click()
+        warning = guest.locator("#preview .warning")
+        warning.wait_for()
+        assert "10 Punkte" in warning.inner_text()
+        _shoot(guest, "leave-question")
+        guest.get_by_role("button", name="Ja, verlassen").click()
+        guest.get_by_text("Du hast die Partie verlassen").wait_for()
+        host.get_by_text("Hanno – hat verlassen").wait_for()  # live, on the other page
+    finally:
+        host_context.close()
+        guest_context.close()
