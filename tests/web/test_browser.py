@@ -263,3 +263,25 @@ def test_two_people_meet_at_an_open_table_play_and_one_leaves_after_being_told_t
     finally:
         host_context.close()
         guest_context.close()
+
+
+def test_a_move_is_made_by_keyboard_alone(browser: Any, web_platform: WebPlatform) -> None:
+    """Tab to a move, Enter for its preview; the confirm button has the focus, Enter makes the move."""
+    context, page = _new_player(browser, web_platform, "Ida")
+    try:
+        _start_solo(page, "speedmosaik", {"Werkstatt": "Kachelwand"})
+        page.locator("#game button.move").first.wait_for()
+        before = _n(page)
+        for _ in range(60):  # from the top of the page to the first move, by Tab
+            page.keyboard.press("Tab")
+            if page.evaluate("document.activeElement.classList.contains('move')"):
+                break
+        else:
+            raise AssertionError("no move button reachable by Tab")
+        page.keyboard.press("Enter")
+        page.locator("#preview button.confirm").wait_for()
+        page.wait_for_function("document.activeElement && document.activeElement.classList.contains('confirm')")
+        page.keyboard.press("Enter")
+        page.wait_for_function("n => Number(document.querySelector('#game .status').dataset.n) > n", arg=before)
+    finally:
+        context.close()
