@@ -113,6 +113,12 @@ def test_a_new_player_plays_a_game_against_a_computer_to_the_end_by_clicking(bro
         assert log.count() > moves  # every move's effects, the computer's included, in the log
         _shoot(page, "game-end")
         print(f"\nbrowser game: {moves} moves by clicking in {time.monotonic() - started:.1f} s")
+        # "Nochmal": a new game with the same settings and computers, one click away.
+        finished = page.url
+        end.get_by_role("button", name="Nochmal").click()
+        page.wait_for_url(lambda url: url != finished and "/spiel/" in url)
+        page.locator("#game button.move").first.wait_for()
+        assert page.locator("#game .seats li").count() == 2
     finally:
         context.close()
 
