@@ -263,9 +263,28 @@ async def game_page(game_id: str, request: Request) -> Response:
         return page.render("message.html", status=error.status if error.status < 500 else 503,
                            title="Partie", message=error.detail)
     finished = await _finished(page, view)
-    return page.render("game.html", title=str(view.get("game", "")).capitalize(),
+    return page.render("game.html", title=await _title(page, str(view.get("game", ""))),
                        game_id=game_id, log=game_view.log_entries(log.get("events") or []),
                        **game_context(view, finished))
+
+
+_TITLES: dict[str, tuple[float, str]] = {}
+TITLE_SECONDS = 300.0
+"""A game's title (the lobby's `GET /games/{game}`, `spec.title`) is kept this long: it changes only with a
+release."""
+
+
+async def _title(page: Page, game: str) -> str:
+    cached = _TITLES.get(game)
+    if cached is not None and time.monotonic() - cached[0] < TITLE_SECONDS:
+        return cached[1]
+    try:
+        description = await page.call("lobby", "GET", f"/games/{game}")
+        title = str((description.get("spec") or {}).get("title") or game.capitalize())
+    except ApiError:
+        return game.capitalize()
+    _TITLES[game] = (time.monotonic(), title)
+    return title
 
 
 def _move_of(form: dict[str, str]) -> Any:

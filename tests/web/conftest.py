@@ -14,13 +14,14 @@ from typing import Any
 
 import pytest
 
-from libs.devservers.processes import ServiceProcess, web_process
+from libs.devservers.processes import SERVICES, ServiceProcess, web_process
 from tests.conftest import Infrastructure, Platform, running_platform
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 INSTALL_HINT = "apt-get install -y chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--headless", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+TINY_GAME = "tests.rules.tinygame"
 SCREENS = Path(__file__).resolve().parents[2] / "docs" / "screens"
 DESKTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 360, "height": 740}
@@ -41,9 +42,10 @@ class WebPlatform:
 
 @pytest.fixture(scope="module")
 def web_platform(infra: Infrastructure, tmp_path_factory: pytest.TempPathFactory) -> Iterator[WebPlatform]:
-    """The five services and the web front end as processes; stopped after the module."""
+    """The five services (with the tiny test game loaded: a game without a board of its own, playable through
+    the generic renderer) and the web front end as processes; stopped after the module."""
     logs = tmp_path_factory.mktemp("web-logs")
-    with running_platform(infra, logs) as platform:
+    with running_platform(infra, logs, {name: {"RULE_PLUGINS": TINY_GAME} for name in SERVICES}) as platform:
         urls = {name: platform.url(name) for name in ("lobby", "table", "leaderboard", "bot")}
         web = web_process(infra.env(), urls, logs=logs).start()
         try:

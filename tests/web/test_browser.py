@@ -291,3 +291,26 @@ def test_a_move_is_made_by_keyboard_alone(browser: Any, web_platform: WebPlatfor
         page.wait_for_function("n => Number(document.querySelector('#game .status').dataset.n) > n", arg=before)
     finally:
         context.close()
+
+
+def test_the_tiny_test_game_is_played_to_the_end_through_the_generic_renderer_with_zurueck(
+        browser: Any, web_platform: WebPlatform) -> None:
+    """A game the web knows nothing about (a plugin, no board of its own): simultaneous decisions, "Zurück"."""
+    context, page = _new_player(browser, web_platform, "Zora")
+    try:
+        _start_solo(page, "tinygame", {})
+        page.locator("#game button.move").first.wait_for()
+        mark = page.locator("#game button.move", has_text="Vormerken").first
+        mark.click()
+        page.locator("#preview button.confirm").click()
+        undo = page.locator("#game button.undo")
+        undo.wait_for()
+        before = _n(page)
+        undo.click()
+        page.wait_for_function("n => Number(document.querySelector('#game .status').dataset.n) > n", arg=before)
+        assert "nimmt den letzten Schritt zurück" in page.locator("#log").inner_text()
+        _shoot(page, "tinygame")
+        _play_to_the_end(page)
+        assert page.locator("#game .end tbody tr").count() == 2
+    finally:
+        context.close()
