@@ -5,11 +5,15 @@ Screenshots of the pages go to docs/screens/ (desktop and 360 px wide); the READ
 
 from __future__ import annotations
 
+import contextlib
 import re
 import time
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from tests.web.conftest import DESKTOP, PHONE, SCREENS, WebPlatform
 
@@ -24,6 +28,8 @@ def _shoot(page: Any, name: str) -> None:
     page.screenshot(path=str(SCREENS / f"{name}-desktop.png"))
     page.set_viewport_size(PHONE)
     page.screenshot(path=str(SCREENS / f"{name}-360.png"))
+    # Usable at 360 px: nothing wider than the screen (wide tables scroll inside their own box).
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"], name
     page.set_viewport_size(size)
 
 
@@ -52,21 +58,35 @@ def _start_solo(page: Any, game: str, settings: dict[str, str], opponents: str =
     page.wait_for_url(re.compile(r"/spiel/[0-9a-f]+$"))
 
 
+@contextlib.contextmanager
+def _kept_on_failure(page: Any, name: str) -> Iterator[None]:
+    """On a failure, keep the page as it was (screenshot and HTML under /tmp) to look at."""
+    try:
+        yield
+    except BaseException:
+        with contextlib.suppress(Exception):
+            page.screenshot(path=f"/tmp/web-failed-{name}.png", full_page=True)
+            Path(f"/tmp/web-failed-{name}.html").write_text(page.content())
+        raise
+
+
 def _n(page: Any) -> int:
     return int(page.locator("#game .status").get_attribute("data-n"))
 
 
-def _play_one(page: Any) -> None:
+def _play_one(page: Any, timeout: float = 30_000) -> None:
     """Preview the last listed move, confirm it, wait until the board shows it."""
-    before = _n(page)
-    page.locator("#game button.move:not(.undo)").last.click()
-    page.locator("#preview button.confirm").click()
-    page.wait_for_function("n => Number(document.querySelector('#game .status').dataset.n) > n", arg=before)
+    with _kept_on_failure(page, "move"):
+        before = _n(page)
+        page.locator("#game button.move:not(.undo)").last.click(timeout=timeout)
+        page.locator("#preview button.confirm").click(timeout=timeout)
+        page.wait_for_function("n => Number(document.querySelector('#game .status').dataset.n) > n", arg=before,
+                               timeout=timeout)
 
 
 def _play_to_the_end(page: Any, shots: bool = False) -> int:
     """Click moves until the end table shows; return how many moves this player made."""
-    moves, deadline, middle = 0, time.monotonic() + GAME_END_SECONDS, False
+    moves, retries, deadline, middle = 0, 0, time.monotonic() + GAME_END_SECONDS, False
     while time.monotonic() < deadline:
         try:
             page.locator("#game .end, #game button.move").first.wait_for(timeout=30_000)
@@ -75,7 +95,16 @@ def _play_to_the_end(page: Any, shots: bool = False) -> int:
             raise
         if page.locator("#game .end").count():
             return moves
-        _play_one(page)
+        try:
+            _play_one(page, timeout=10_000)
+        except PlaywrightTimeout:
+            # The live stream may swap the moves away under the click: the game ended meanwhile (the loop sees
+            # it), or a refused outdated move left its reason in the preview: cancel it and look again.
+            retries += 1
+            assert retries <= 5, "moves kept failing"
+            if page.locator("#preview .cancel").count():
+                page.locator("#preview .cancel").click()
+            continue
         moves += 1
         if shots and moves == 6 and not middle:
             middle = True
@@ -141,6 +170,7 @@ def test_a_refused_move_shows_the_german_reason_and_leaves_the_page(browser: Any
         _play_one(other)
         page.wait_for_function("n => Number(document.querySelector('#game .status').dataset.n) > n",
                                arg=before)  # the live stream brought the other tab's move
+        page.locator("#game button.move").first.wait_for()  # ... and the computer's answer: the board is quiet
         board_before = page.locator("#board").inner_html()
         page.locator("#preview button.confirm").click()
         notice = page.locator("#preview .error[role=alert]")
@@ -214,8 +244,15 @@ def test_a_page_and_its_stream_never_show_another_seats_hand(browser: Any, web_p
         with httpx.stream("GET", f"{web_platform.url}/spiel/{game_id}/live", cookies=cookies,
                           timeout=httpx.Timeout(10.0, read=20.0)) as answer:
             assert answer.status_code == 200
-            for _ in range(2):
-                _play_one(page)
+            for _ in range(2):  # whoever is to move (the start player is drawn) moves, through the API
+                for token in (anton, bea):
+                    seen = httpx.get(f"{table}/games/{game_id}/view", timeout=10,
+                                     headers={"Authorization": f"Bearer {token}"}).json()
+                    if seen["legal_moves"]:
+                        httpx.post(f"{table}/games/{game_id}/moves", timeout=10,
+                                   headers={"Authorization": f"Bearer {token}"},
+                                   json={"move": seen["legal_moves"][0], "expected_n": seen["n"]}).raise_for_status()
+                        break
             for line in answer.iter_lines():
                 stream += line + "\n"
                 if stream.count("event: update") >= 3:
@@ -289,7 +326,8 @@ def test_a_move_is_made_by_keyboard_alone(browser: Any, web_platform: WebPlatfor
         else:
             raise AssertionError("no move button reachable by Tab")
         page.keyboard.press("Enter")
-        page.locator("#preview button.confirm").wait_for()
+        with _kept_on_failure(page, "keyboard"):
+            page.locator("#preview button.confirm").wait_for()
         page.wait_for_function("document.activeElement && document.activeElement.classList.contains('confirm')")
         page.keyboard.press("Enter")
         page.wait_for_function("n => Number(document.querySelector('#game .status').dataset.n) > n", arg=before)
@@ -312,7 +350,7 @@ def test_the_tiny_test_game_is_played_to_the_end_through_the_generic_renderer_wi
         before = _n(page)
         undo.click()
         page.wait_for_function("n => Number(document.querySelector('#game .status').dataset.n) > n", arg=before)
-        assert "nimmt den letzten Schritt zurück" in page.locator("#log").inner_text()
+        page.locator("#log").get_by_text("nimmt den letzten Schritt zurück").wait_for()  # the log, live
         _shoot(page, "tinygame")
         _play_to_the_end(page)
         assert page.locator("#game .end tbody tr").count() == 2
