@@ -53,6 +53,7 @@ bench: $(VENV)/.synced-bench
 	$(PY) -m tools.bench
 	$(PY) -m tools.platform_bench
 	$(PY) -m tools.replay_bench
+	$(PY) -m tools.web_bench
 
 clean:
 	rm -rf $(VENV) $(TOOLS)

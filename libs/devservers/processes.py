@@ -24,6 +24,9 @@ TABLE_FOLLOWUP = "table-followup"
 "Table roles"): the follow-up then never waits behind the commands for the CPU; the archive (docs/archive.md)
 runs there too."""
 TABLE_FOLLOWUP_PORT = 8106
+WEB = "web"
+"""The web front end (services/web): no NATS, no database; it reaches the others by their HTTP URLs."""
+WEB_PORT = 8100
 SPLIT_TABLE_ENV = {"table": {"TABLE_ROLES": "api"}, TABLE_FOLLOWUP: {"TABLE_ROLES": "followup,timers,archive"}}
 """TABLE_ROLES of the two table processes `make run` and the bench start."""
 
@@ -47,7 +50,7 @@ class ServiceProcess:
     def start(self) -> ServiceProcess:
         """Start the process (not waiting for readiness)."""
         if not self.port:
-            self.port = free_port({**DEFAULT_PORTS, TABLE_FOLLOWUP: TABLE_FOLLOWUP_PORT}.get(self.name))
+            self.port = free_port({**DEFAULT_PORTS, TABLE_FOLLOWUP: TABLE_FOLLOWUP_PORT, WEB: WEB_PORT}.get(self.name))
         env = {**os.environ, **self.env, **self.extra_env, "PORT": str(self.port)}
         output = open(self.log_path, "ab") if self.log_path else subprocess.DEVNULL  # noqa: SIM115
         self._process = subprocess.Popen(
@@ -98,6 +101,15 @@ def platform_processes(env: dict[str, str], logs: Path | None = None,
                            extra_env=dict(SPLIT_TABLE_ENV.get(name, {})),
                            module="table" if name == TABLE_FOLLOWUP else "")
             for name in names]
+
+
+def web_process(env: dict[str, str], urls: dict[str, str], logs: Path | None = None,
+                port: int = 0) -> ServiceProcess:
+    """The web front end, not started, pointed at the running services' URLs (`urls`: lobby, table,
+    leaderboard, bot)."""
+    web_env = {f"{name.upper()}_URL": urls[name] for name in ("lobby", "table", "leaderboard", "bot") if name in urls}
+    return ServiceProcess(WEB, env=env, port=port, log_path=logs / f"{WEB}.log" if logs is not None else None,
+                          extra_env=web_env)
 
 
 def stop_process(process: subprocess.Popen[bytes], timeout: float, kill: bool = False) -> int:

@@ -9,13 +9,14 @@ import sys
 import time
 from pathlib import Path
 
-from libs.devservers.processes import REPO_ROOT, ServiceProcess, platform_processes
+from libs.devservers.processes import REPO_ROOT, ServiceProcess, platform_processes, web_process
 from libs.devservers.servers import start_servers
 
 
 def main() -> None:
     """Start NATS, PostgreSQL, migrations and the five services (the table as two processes: its API, and its
-    follow-up and deadlines as `table-followup`); print every URL; wait for Ctrl-C."""
+    follow-up and deadlines as `table-followup`), then the web front end; print its URL first, then every
+    other; wait for Ctrl-C."""
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--data", type=Path, default=REPO_ROOT / ".data")
     args = parser.parse_args()
@@ -40,6 +41,11 @@ def main() -> None:
             services.append(process.start())
         for service in services:
             service.wait_ready()
+        # The web front end last: it builds its pages from the others' HTTP APIs.
+        web = web_process(env, {service.name: service.url for service in services}, logs=data / "logs").start()
+        services.append(web)
+        web.wait_ready()
+        print(f"\nIm Browser spielen: {web.url}", flush=True)
         print("\nSpeed platform is running (Ctrl-C stops everything; data stays in "
               f"{data}):\n", flush=True)
         if nats_server is not None:
@@ -48,11 +54,14 @@ def main() -> None:
             print(f"  NATS           {nats_url.split('@')[-1]}")
         print(f"  PostgreSQL     {database_url}")
         for service in services:
+            if service is web:
+                continue
             if service.module:  # the table's follow-up: no API of its own
                 print(f"  {service.name:<14} {service.url}   (metrics {service.url}/metrics)")
             else:
                 print(f"  {service.name:<14} {service.url}   (API docs {service.url}/docs, metrics "
                       f"{service.url}/metrics)")
+        print(f"  {web.name:<14} {web.url}   (the pages; metrics {web.url}/metrics)")
         print(f"\n  logs           {data / 'logs'}\n", flush=True)
         while not stopping:
             for service in services:

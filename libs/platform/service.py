@@ -163,6 +163,85 @@ def create_service_app(
                 await engine.dispose()
             log.info("service_stopped")
 
+    app = _http_app(name, settings, lifespan)
+
+    @app.get("/readyz", tags=["operations"],
+             responses={503: {"description": "Nicht bereit; `problems` nennt, woran es liegt."}})
+    async def readyz(request: Request) -> JSONResponse:
+        """The service can do its work: NATS connected (and the database answering, where it has one)."""
+        runtime: Runtime | None = getattr(request.app.state, "runtime", None)
+        problems = []
+        if runtime is None or not request.app.state.ready:
+            problems.append("starting")
+        else:
+            if not runtime.nc.is_connected:
+                problems.append("nats")
+            if runtime.engine is not None:
+                try:
+                    async with runtime.engine.connect() as connection:
+                        await connection.execute(text("SELECT 1"))
+                except Exception:
+                    problems.append("database")
+        status = 200 if not problems else 503
+        return JSONResponse({"status": "ready" if not problems else "not ready", "problems": problems},
+                            status_code=status)
+
+    for router in routers:
+        app.include_router(router)
+    return app
+
+
+HttpStep = Callable[[FastAPI], Awaitable[None]]
+
+
+def create_http_service_app(
+    name: str,
+    *,
+    routers: Sequence[APIRouter] = (),
+    on_startup: Sequence[HttpStep] = (),
+    on_shutdown: Sequence[HttpStep] = (),
+    settings: Settings | None = None,
+) -> FastAPI:
+    """Build a service that talks to the others only over their public HTTP APIs (the web front end): no NATS
+    connection, no database; the same /healthz, /readyz, /metrics, limits, metrics and refusals as every
+    service. `on_startup` / `on_shutdown` get the app (e.g. to open and close its HTTP clients)."""
+    settings = settings or get_settings()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        configure_logging(name, settings.log_level)
+        log = get_logger()
+        for step in on_startup:
+            await step(app)
+        app.state.ready = True
+        log.info("service_started", workers=0)
+        try:
+            yield
+        finally:
+            app.state.ready = False
+            for step in on_shutdown:
+                await step(app)
+            log.info("service_stopped")
+
+    app = _http_app(name, settings, lifespan)
+
+    @app.get("/readyz", tags=["operations"],
+             responses={503: {"description": "Nicht bereit; `problems` nennt, woran es liegt."}})
+    async def readyz(request: Request) -> JSONResponse:
+        """The service can do its work (it has started and not begun to stop)."""
+        problems = [] if request.app.state.ready else ["starting"]
+        return JSONResponse({"status": "ready" if not problems else "not ready", "problems": problems},
+                            status_code=200 if not problems else 503)
+
+    for router in routers:
+        app.include_router(router)
+    return app
+
+
+def _http_app(name: str, settings: Settings,
+              lifespan: Callable[[FastAPI], Any]) -> FastAPI:
+    """The FastAPI app every service shares: middleware (limits, metrics, strict input), refusals in German,
+    offline API docs, /healthz and /metrics; the caller adds /readyz and its routers."""
     # No OpenTelemetry: the platform's metrics are Prometheus' (`libs/platform/metrics.py`) and its traces the
     # correlation ids in the structured logs. Left on, FastAPI's native telemetry asks the global OpenTelemetry
     # providers on every request whether anyone configured them (2.5 % of the table's CPU under HTTP load).
@@ -186,35 +265,12 @@ def create_service_app(
         """The process is alive."""
         return {"status": "ok", "service": name}
 
-    @app.get("/readyz", tags=["operations"],
-             responses={503: {"description": "Nicht bereit; `problems` nennt, woran es liegt."}})
-    async def readyz(request: Request) -> JSONResponse:
-        """The service can do its work: NATS connected (and the database answering, where it has one)."""
-        runtime: Runtime | None = getattr(request.app.state, "runtime", None)
-        problems = []
-        if runtime is None or not request.app.state.ready:
-            problems.append("starting")
-        else:
-            if not runtime.nc.is_connected:
-                problems.append("nats")
-            if runtime.engine is not None:
-                try:
-                    async with runtime.engine.connect() as connection:
-                        await connection.execute(text("SELECT 1"))
-                except Exception:
-                    problems.append("database")
-        status = 200 if not problems else 503
-        return JSONResponse({"status": "ready" if not problems else "not ready", "problems": problems},
-                            status_code=status)
-
     @app.get("/metrics", tags=["operations"], response_class=PlainTextResponse)
     async def metrics() -> Response:
         """Prometheus metrics of this process."""
         body, content_type = render_metrics()
         return Response(body, media_type=content_type)
 
-    for router in routers:
-        app.include_router(router)
     return app
 
 

@@ -89,6 +89,14 @@ class Settings(BaseSettings):
     live_streams_per_client: int = 20  # table: open live streams per client address
     live_streams_per_account: int = 4  # table: open live streams per player
     live_streams_anonymous: int = 500  # table: spectators' streams (no token) in all
+    # Web front end (services/web): the public HTTP APIs it builds its pages from (it has no NATS user and no
+    # database), and whether its cookies are marked Secure: "auto" when the request came over TLS (directly or
+    # as a trusted proxy's X-Forwarded-Proto says), "true" always, "false" never.
+    lobby_url: str = "http://127.0.0.1:8101"
+    table_url: str = "http://127.0.0.1:8102"
+    leaderboard_url: str = "http://127.0.0.1:8105"
+    bot_url: str = "http://127.0.0.1:8103"
+    web_cookie_secure: str = "auto"
 
     @model_validator(mode="after")
     def _refuse_unsafe_defaults(self) -> Settings:
@@ -102,8 +110,9 @@ class Settings(BaseSettings):
         if not roles or not roles <= set(TABLE_ROLES):
             # A typo would otherwise start a table that silently does nothing (or never follows up).
             raise ValueError(f"TABLE_ROLES must name some of {', '.join(TABLE_ROLES)}: {self.table_roles!r}")
-        if self.environment == "production" and not (self.nats_user and self.nats_password):
-            # Without its own user a service would connect with whatever NATS allows anonymously.
+        if self.environment == "production" and self.nats_url and not (self.nats_user and self.nats_password):
+            # Without its own user a service would connect with whatever NATS allows anonymously. An empty
+            # NATS_URL is a service without NATS (the web front end).
             raise ValueError("NATS_USER and NATS_PASSWORD must be set in production")
         return self
 

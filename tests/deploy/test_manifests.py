@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from libs.devservers.nats_server import nats_server_binary
-from libs.devservers.processes import DEFAULT_PORTS, SPLIT_TABLE_ENV, TABLE_FOLLOWUP
+from libs.devservers.processes import DEFAULT_PORTS, SPLIT_TABLE_ENV, TABLE_FOLLOWUP, WEB, WEB_PORT
 from libs.platform.contracts.subjects import BOT_TURNS_DURABLE as BOT_CONSUMER
 from libs.platform.contracts.subjects import BOT_TURNS_STREAM
 from libs.platform.nats_permissions import SERVICE_USERS as SERVICE_NATS_USERS
@@ -711,7 +711,8 @@ def test_built_production_runs_the_http_services_twice_and_keeps_the_autoscalers
     objects = built("production")
     replicas = {obj["metadata"]["name"]: obj["spec"].get("replicas")
                 for obj in objects if obj["kind"] == "Deployment"}
-    assert replicas == {"lobby": 2, "ledger": 2, "leaderboard": 2, "table": None, "bot": None, TABLE_FOLLOWUP: 2}
+    assert replicas == {"lobby": 2, "ledger": 2, "leaderboard": 2, "table": None, "bot": None, TABLE_FOLLOWUP: 2,
+                        WEB: 2}
     assert {"HorizontalPodAutoscaler", "ScaledObject", "PodDisruptionBudget"} <= {o["kind"] for o in objects}
     images = {c["image"] for o in objects if o["kind"] in ("Deployment", "Job") for c in containers(o)}
     assert len(images) == 1 and not images.pop().endswith(":latest"), "production runs one pinned release"
@@ -838,3 +839,80 @@ def test_network_policies_deny_by_default_and_open_only_what_the_platform_needs(
     assert not admitted(objects, postgres, 5432, namespace=INGRESS_NAMESPACE)
     assert admitted(objects, nats, 6222, source=nats), "the NATS servers route to each other"
     assert admitted(objects, nats, 8222, namespace="keda"), "KEDA reads the BOT_TURNS backlog"
+
+
+# ------------------------------------------------------------------------------------ the web front end
+
+WEB_REACHES = ("lobby", "table", "leaderboard", "bot")
+"""The public HTTP APIs the web front end builds its pages from (issue 25); nothing else."""
+
+
+def test_the_web_front_end_runs_without_nats_or_database_and_reaches_the_apis_by_their_services() -> None:
+    deployment = one("Deployment", WEB)
+    container = pod_spec(deployment)["containers"][0]
+    assert container["command"] == ["python", "-m", "services.web"]
+    env = env_of(container)
+    assert env["PORT"]["value"] == str(WEB_PORT) and resolve_port(container, "http") == WEB_PORT
+    assert env["NATS_URL"]["value"] == "" and "NATS_USER" not in env and "NATS_PASSWORD" not in env
+    assert "DATABASE_URL" not in env and "secretKeyRef" in env["AUTH_SECRET"]["valueFrom"]
+    for name in WEB_REACHES:
+        url = env[f"{name.upper()}_URL"]["value"]
+        assert url == f"http://{name}:{DEFAULT_PORTS[name]}"
+        assert DEFAULT_PORTS[name] in {p["port"] for p in one("Service", name)["spec"]["ports"]}
+    assert "LEDGER_URL" not in env
+    for probe, path in (("livenessProbe", "/healthz"), ("readinessProbe", "/readyz")):
+        assert container[probe]["httpGet"]["path"] == path
+    # Production settings accept a service without NATS only when it says so (an empty NATS_URL).
+    Settings(environment="production", auth_secret="x" * 40, nats_url="")
+    with pytest.raises(ValueError, match="NATS_USER"):
+        Settings(environment="production", auth_secret="x" * 40)
+
+
+def test_the_ingress_sends_every_path_to_the_web_front_end_unbuffered() -> None:
+    (ingress,) = objects_of("Ingress")
+    (rule,) = ingress["spec"]["rules"]
+    (path,) = rule["http"]["paths"]
+    assert path["path"] == "/" and path["pathType"] == "Prefix"
+    assert path["backend"]["service"]["name"] == WEB
+    service = one("Service", WEB)
+    assert path["backend"]["service"]["port"]["name"] in {p["name"] for p in service["spec"]["ports"]}
+    assert ingress["metadata"]["annotations"]["nginx.ingress.kubernetes.io/proxy-buffering"] == "off"  # live
+
+
+def egress_allowed(objects: tuple[dict[str, Any], ...], source: dict[str, str], target: dict[str, str],
+                   port: int) -> bool:
+    """Whether the egress policies selecting `source` let it reach `port` of a pod labelled `target` (True when
+    no egress policy selects it: egress is open by default)."""
+    policies = [obj for obj in objects if obj["kind"] == "NetworkPolicy"
+                and "Egress" in obj["spec"].get("policyTypes", []) and matches(obj["spec"]["podSelector"], source)]
+    if not policies:
+        return True
+    for policy in policies:
+        for rule in policy["spec"].get("egress", []):
+            if rule.get("ports") and port not in {p["port"] for p in rule["ports"]}:
+                continue
+            if any("podSelector" in peer and "namespaceSelector" not in peer and matches(peer["podSelector"], target)
+                   for peer in rule.get("to", [])):
+                return True
+    return False
+
+
+def test_the_web_front_end_may_reach_lobby_table_leaderboard_and_bot_over_http_and_nothing_else() -> None:
+    objects = base_objects()
+    pods = pod_labels(objects)
+    web = pods[WEB]
+    assert web.get("app.kubernetes.io/component") != "service", "no NATS for the web (NATS admits services)"
+    assert admitted(objects, web, "http", namespace=INGRESS_NAMESPACE), "the ingress must reach the pages"
+    assert admitted(objects, web, "http", namespace=MONITORING_NAMESPACE), "Prometheus must scrape the web"
+    for name in WEB_REACHES:
+        assert admitted(objects, pods[name], "http", source=web), f"the web must reach {name}"
+        assert egress_allowed(objects, web, pods[name], DEFAULT_PORTS[name]), f"the web must reach {name}"
+    for name in ("ledger", TABLE_FOLLOWUP):
+        assert not admitted(objects, pods[name], "http", source=web), f"the web must not reach {name}"
+        assert not egress_allowed(objects, web, pods[name], DEFAULT_PORTS["ledger" if name == "ledger" else "table"])
+    assert not admitted(objects, pods["nats"], 4222, source=web)
+    assert not egress_allowed(objects, web, pods["nats"], 4222)
+    assert not admitted(objects, pods["speed-pg"], 5432, source=web)
+    assert not egress_allowed(objects, web, pods["speed-pg"], 5432)
+    for name in SERVICES:
+        assert not admitted(objects, web, "http", source=pods[name]), f"{name} has no business with the pages"

@@ -1,0 +1,528 @@
+"""The pages: start (guest, sign up, log in, log out), the games with their settings forms, a solo table
+against computers, and the game page with its live stream. Every page is built from the other services'
+public HTTP APIs with the player's token from the session cookie."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response, StreamingResponse
+from fastapi.templating import Jinja2Templates
+from markupsafe import Markup
+
+from libs.platform.ratelimit import client_address
+from libs.platform.settings import Settings
+from services.web import forms, game_view, metrics
+from services.web.api import Api, ApiError
+from services.web.boards import generic, renderer_for
+from services.web.security import (
+    CSRF_COOKIE,
+    CSRF_FIELD,
+    CSRF_HEADER,
+    SESSION_COOKIE,
+    csrf_seed,
+    csrf_token,
+    csrf_valid,
+    drop_cookie,
+    set_cookie,
+)
+
+TEMPLATES = Jinja2Templates(directory=str(Path(__file__).parent / "templates"))
+TEMPLATES.env.autoescape = True  # every template, whatever its name: typed text is always escaped
+TEMPLATES.env.filters["fieldtext"] = forms.field_text
+TEMPLATES.env.filters["phrase"] = lambda value: game_view.phrase_text(value) or ("" if value is None else str(value))
+router = APIRouter(include_in_schema=False)
+KEEP_ALIVE_SECONDS = 15.0
+ENDED_STREAM_SECONDS = 600.0
+"""After the end the page keeps its stream open (idle) so the browser does not reconnect in a loop."""
+
+
+class Page:
+    """One request's context: settings, API, the session token, the CSRF token for the page."""
+
+    def __init__(self, request: Request) -> None:
+        self.request = request
+        self.settings: Settings = request.app.state.settings
+        self.api: Api = request.app.state.api
+        self.token = request.cookies.get(SESSION_COOKIE) or None
+        self.seed, self.new_seed = csrf_seed(request)
+        self.csrf = csrf_token(self.settings.auth_secret, self.seed)
+        self.client_ip = client_address(request.scope, self.settings.trusted_proxies)
+        self.is_htmx = request.headers.get("hx-request") == "true"
+
+    async def call(self, service: str, method: str, path: str, **kwargs: Any) -> Any:
+        return await self.api.call(service, method, path, token=self.token, client_ip=self.client_ip, **kwargs)
+
+    def render(self, template: str, status: int = 200, **context: Any) -> HTMLResponse:
+        started = time.perf_counter()
+        response = TEMPLATES.TemplateResponse(self.request, template, {"csrf": self.csrf, **context},
+                                              status_code=status)
+        metrics.RENDER_SECONDS.labels(template).observe(time.perf_counter() - started)
+        self.finish(response)
+        return response
+
+    def finish(self, response: Response) -> Response:
+        if self.new_seed:
+            set_cookie(response, self.request, CSRF_COOKIE, self.seed, self.settings.web_cookie_secure)
+        response.headers["Cache-Control"] = "no-store"
+        return response
+
+    def redirect(self, to: str) -> Response:
+        if self.is_htmx:
+            response: Response = Response(status_code=204, headers={"HX-Redirect": to})
+        else:
+            response = RedirectResponse(to, status_code=303)
+        return self.finish(response)
+
+    async def form(self) -> dict[str, str]:
+        """The posted form, after the CSRF check (403 page otherwise)."""
+        raw = await self.request.form()
+        form = {key: str(value) for key, value in raw.items() if isinstance(value, str)}
+        presented = self.request.headers.get(CSRF_HEADER) or form.get(CSRF_FIELD)
+        if not csrf_valid(self.settings.auth_secret, self.request, presented):
+            raise Forbidden()
+        return form
+
+
+class Forbidden(Exception):
+    """A state-changing request without a valid CSRF token."""
+
+
+def forbidden_page(request: Request) -> Response:
+    page = Page(request)
+    return page.render("message.html", status=403, title="Abgelehnt",
+                       message="Diese Seite ist abgelaufen oder kam nicht von hier. Bitte lade sie neu.")
+
+
+# ---- start, accounts -----------------------------------------------------------------------------------
+
+async def _me(page: Page) -> dict[str, Any] | None:
+    if not page.token:
+        return None
+    try:
+        me: dict[str, Any] = await page.call("lobby", "GET", "/me")
+        return me
+    except ApiError as error:
+        if error.status == 401:
+            return None
+        raise
+
+
+async def _start(page: Page, errors: dict[str, str] | None = None, status: int = 200,
+                 values: dict[str, str] | None = None) -> Response:
+    me = await _me(page)
+    games: list[dict[str, Any]] = []
+    unfinished: list[dict[str, Any]] = []
+    open_tables: list[dict[str, Any]] = []
+    if me is not None:
+        games, unfinished, open_tables = await asyncio.gather(
+            page.call("lobby", "GET", "/games"), page.call("lobby", "GET", "/me/unfinished"),
+            page.call("lobby", "GET", "/tables", params={"status": "open"}))
+    offers = [{"game": game["game"], "title": (game.get("spec") or {}).get("title") or game["game"],
+               "rules": game.get("rules"), "fields": forms.rule_fields(game),
+               "platform": forms.platform_fields(game), "opponents": forms.opponent_field(game),
+               "level": forms.level_field(game), "seat_count": forms.seat_count_field(game),
+               "table_platform": forms.platform_fields(game, forms.TABLE_PLATFORM_KEYS)} for game in games]
+    response = page.render("start.html", status=status, title="Start", me=me, offers=offers,
+                           unfinished=unfinished, open_tables=open_tables, errors=errors or {},
+                           values=values or {})
+    if me is None and page.token:  # a token the lobby no longer knows: forget it
+        drop_cookie(response, page.request, SESSION_COOKIE, page.settings.web_cookie_secure)
+    return response
+
+
+@router.get("/", response_class=HTMLResponse)
+async def start(request: Request) -> Response:
+    return await _start(Page(request))
+
+
+async def _account(request: Request, path: str, where: str, with_password: bool) -> Response:
+    page = Page(request)
+    form = await page.form()
+    body: dict[str, Any] = {"name": form.get("name", "")}
+    if with_password:
+        body["password"] = form.get("password", "")
+    try:
+        answer = await page.api.call("lobby", "POST", path, json=body, client_ip=page.client_ip)
+    except ApiError as error:
+        return await _start(page, errors={where: error.detail}, status=error.status if error.status < 500 else 503,
+                            values={where: form.get("name", "")})
+    response = page.redirect("/")
+    set_cookie(response, request, SESSION_COOKIE, str(answer["token"]), page.settings.web_cookie_secure)
+    return response
+
+
+@router.post("/gast")
+async def as_guest(request: Request) -> Response:
+    return await _account(request, "/guests", "guest", with_password=False)
+
+
+@router.post("/registrieren")
+async def sign_up(request: Request) -> Response:
+    return await _account(request, "/players", "signup", with_password=True)
+
+
+@router.post("/anmelden")
+async def log_in(request: Request) -> Response:
+    return await _account(request, "/sessions", "login", with_password=True)
+
+
+@router.post("/abmelden")
+async def log_out(request: Request) -> Response:
+    page = Page(request)
+    await page.form()
+    response = page.redirect("/")
+    drop_cookie(response, request, SESSION_COOKIE, page.settings.web_cookie_secure)
+    return response
+
+
+# ---- a solo table ----------------------------------------------------------------------------------------
+
+@router.post("/solo")
+async def solo(request: Request) -> Response:
+    page = Page(request)
+    form = await page.form()
+    if not page.token:
+        return page.redirect("/")
+    game = form.get("game", "")
+    try:
+        description = await page.call("lobby", "GET", f"/games/{game}")
+        opponents = int(form.get("opponents", "1")) if form.get("opponents", "1").isdigit() else 1
+        settings = {**forms.read_settings(description, form, seats=1 + opponents),
+                    **forms.read_platform(description, form)}
+        if form.get("again"):  # "Nochmal": the finished game's settings as they were
+            again = json.loads(form["again"])
+            settings = again if isinstance(again, dict) else settings
+        table = await page.call("lobby", "POST", "/tables/solo", json={
+            "game": game, "settings": settings, "opponents": opponents,
+            "bot_level": form.get("bot_level", "normal")})
+    except ApiError as error:
+        return await _start(page, errors={f"solo:{game}": error.detail},
+                            status=error.status if error.status < 500 else 503)
+    return page.redirect(f"/spiel/{table['game_id']}")
+
+
+# ---- the game page ---------------------------------------------------------------------------------------
+
+def game_context(view: dict[str, Any], finished: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Everything `_game.html` draws, from the seat's view (and, after the end, the leaderboard's end table)."""
+    started = time.perf_counter()
+    board = renderer_for(str(view.get("game", ""))).render(view)
+    metrics.BOARD_SECONDS.labels(str(view.get("game", ""))).observe(time.perf_counter() - started)
+    you = view.get("you")
+    return {
+        "view": view, "board": board, "moves": game_view.moves_of(view), "you": you,
+        "to_move": [game_view.seat_name(view, seat) for seat in view.get("to_move") or []],
+        "may_act": [game_view.seat_name(view, seat) for seat in view.get("may_act") or []],
+        "my_turn": you is not None and (you in (view.get("to_move") or []) or you in (view.get("may_act") or [])),
+        "clocks": [{**clock, "name": game_view.seat_name(view, clock["seat"])} for clock in view.get("clocks") or []],
+        "status_text": game_view.STATUS_WORDS.get(str(view.get("status")), view.get("status")),
+        "ended": view.get("status") == "ended",
+        "end_rows": game_view.end_table(view, finished) if view.get("status") == "ended" else [],
+        "again": _again(view),
+        # A solo game is always without stake; what a table with several humans paid out is the ledger's, which
+        # the web cannot reach (docs/services/web.md, "Not yet").
+        "taler_known": sum(1 for seat in view.get("seats") or [] if seat.get("kind") == "human") == 1,
+        "undo_json": '{"zurueck":true}',
+    }
+
+
+def _again(view: dict[str, Any]) -> dict[str, str]:
+    """"Nochmal": the same solo table again (settings and computers as in this game)."""
+    seats = view.get("seats") or []
+    levels = [seat.get("level") for seat in seats if seat.get("kind") == "bot" and seat.get("level")]
+    return {"game": str(view.get("game", "")), "settings": json.dumps(view.get("settings") or {}),
+            "opponents": str(len(seats) - 1), "bot_level": str(levels[0] if levels else "normal")}
+
+
+async def _finished(page: Page, view: dict[str, Any]) -> dict[str, Any] | None:
+    if view.get("status") != "ended":
+        return None
+    try:
+        finished: dict[str, Any] = await page.call("leaderboard", "GET", f"/games/{view['game_id']}")
+        return finished
+    except ApiError:
+        return None  # the leaderboard has not projected the end yet: the view's outcome stands alone
+
+
+@router.get("/spiel/{game_id}", response_class=HTMLResponse)
+async def game_page(game_id: str, request: Request) -> Response:
+    page = Page(request)
+    if not page.token:
+        return page.redirect("/")
+    try:
+        view, log = await asyncio.gather(page.call("table", "GET", f"/games/{game_id}/view"),
+                                         page.call("table", "GET", f"/games/{game_id}/events"))
+    except ApiError as error:
+        return page.render("message.html", status=error.status if error.status < 500 else 503,
+                           title="Partie", message=error.detail)
+    finished = await _finished(page, view)
+    return page.render("game.html", title=await _title(page, str(view.get("game", ""))),
+                       game_id=game_id, log=game_view.log_entries(log.get("events") or []),
+                       **game_context(view, finished))
+
+
+_TITLES: dict[str, tuple[float, str]] = {}
+TITLE_SECONDS = 300.0
+"""A game's title (the lobby's `GET /games/{game}`, `spec.title`) is kept this long: it changes only with a
+release."""
+
+
+async def _title(page: Page, game: str) -> str:
+    cached = _TITLES.get(game)
+    if cached is not None and time.monotonic() - cached[0] < TITLE_SECONDS:
+        return cached[1]
+    try:
+        description = await page.call("lobby", "GET", f"/games/{game}")
+        title = str((description.get("spec") or {}).get("title") or game.capitalize())
+    except ApiError:
+        return game.capitalize()
+    _TITLES[game] = (time.monotonic(), title)
+    return title
+
+
+def _move_of(form: dict[str, str]) -> Any:
+    try:
+        return json.loads(form.get("move", ""))
+    except ValueError:
+        return None
+
+
+def _expected(form: dict[str, str]) -> int | None:
+    text = form.get("n", "")
+    return int(text) if text.isdigit() else None
+
+
+def _refused(page: Page, error: ApiError) -> Response:
+    """The German reason beside the move's controls; the board stays as it was (htmx swaps only the notice)."""
+    response = page.render("_notice.html", message=error.detail, code=error.code or "")
+    response.headers["HX-Retarget"] = "#preview"
+    response.headers["HX-Reswap"] = "innerHTML"
+    return response
+
+
+@router.post("/spiel/{game_id}/vorschau", response_class=HTMLResponse)
+async def preview(game_id: str, request: Request) -> Response:
+    page = Page(request)
+    form = await page.form()
+    move = _move_of(form)
+    try:
+        answer = await page.call("table", "POST", f"/games/{game_id}/preview", json={"move": move})
+        view = await page.call("table", "GET", f"/games/{game_id}/view")
+    except ApiError as error:
+        return _refused(page, error)
+    renderer = renderer_for(str(view.get("game", "")))
+    answer = (answer or {}).get("preview") if isinstance((answer or {}).get("preview"), dict) else answer
+    warnings = _warnings(answer)
+    return page.render("_preview.html", game_id=game_id, label=renderer.move_label(move, view),
+                       move_json=form.get("move", ""), n=form.get("n", ""), warnings=warnings,
+                       details=generic.render_value(
+                           {key: value for key, value in (answer or {}).items() if key not in ("zug", "warnungen",
+                                                                                              "warnung")}))
+
+
+def _warnings(answer: Any) -> list[str]:
+    found: list[str] = []
+    if isinstance(answer, dict):
+        for key in ("warnungen", "warnung", "warnings"):
+            value = answer.get(key)
+            items = value if isinstance(value, list) else [value]
+            for item in items:
+                text = game_view.phrase_text(item) or (item if isinstance(item, str) else None)
+                if text:
+                    found.append(text)
+    return found
+
+
+@router.post("/spiel/{game_id}/zug", response_class=HTMLResponse)
+async def make_move(game_id: str, request: Request) -> Response:
+    page = Page(request)
+    form = await page.form()
+    body: dict[str, Any] = {"move": _move_of(form)}
+    expected = _expected(form)
+    if expected is not None:
+        body["expected_n"] = expected
+    try:
+        view = await page.call("table", "POST", f"/games/{game_id}/moves", json=body)
+    except ApiError as error:
+        return _refused(page, error)
+    metrics.MOVES.inc()
+    return page.render("_game.html", game_id=game_id, clear_preview=True,
+                       **game_context(view, await _finished(page, view)))
+
+
+@router.get("/spiel/{game_id}/leer", response_class=HTMLResponse)
+async def clear(game_id: str, request: Request) -> Response:
+    return Page(request).finish(HTMLResponse(""))
+
+
+# ---- live: the table's stream for this seat, as HTML fragments for htmx ------------------------------------
+
+@router.get("/spiel/{game_id}/live")
+async def live(game_id: str, request: Request) -> Response:
+    """Server-sent events for htmx: `update` (the game part re-rendered), `log` (new log lines) and, after a
+    reconnect, `logall` (the whole log again, so nothing missed stays missing). The table's stream is read with
+    the session's token in a header; the browser's URL carries none."""
+    page = Page(request)
+    if not page.token:
+        return Response(status_code=401)
+    last = request.headers.get("last-event-id", "")
+    last_n = int(last) if last.isdigit() else None
+    return StreamingResponse(_live(page, game_id, last_n), media_type="text/event-stream",
+                             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+
+
+async def _live(page: Page, game_id: str, last_n: int | None) -> AsyncIterator[bytes]:
+    metrics.LIVE_STREAMS.inc()
+    try:
+        async with page.api.stream("table", f"/games/{game_id}/live", token=page.token,
+                                   client_ip=page.client_ip) as answer:
+            first = True
+            async for view in _views(answer.aiter_lines()):
+                started = time.perf_counter()
+                n = view.get("n")
+                context = game_context(view, await _finished(page, view))
+                html = TEMPLATES.get_template("_game.html").render({"game_id": game_id, "csrf": page.csrf, **context})
+                yield _sse("update", html, n)
+                yield _sse("board", context["board"], None)
+                if first and last_n is not None and isinstance(n, int) and n > last_n + 1:
+                    events = await page.call("table", "GET", f"/games/{game_id}/events")
+                    log = TEMPLATES.get_template("_log.html").render(
+                        {"log": game_view.log_entries(events.get("events") or [])})
+                    yield _sse("logall", log, None)
+                elif not (first and (last_n is None or n == last_n)):
+                    entry = game_view.live_entry(view)
+                    if entry is not None:
+                        yield _sse("log", TEMPLATES.get_template("_log_entry.html").render({"entry": entry}), None)
+                first = False
+                metrics.LIVE_UPDATE_SECONDS.observe(time.perf_counter() - started)
+        waited = 0.0
+        while waited < ENDED_STREAM_SECONDS and not await page.request.is_disconnected():
+            yield b": keep-alive\n\n"
+            await asyncio.sleep(KEEP_ALIVE_SECONDS)
+            waited += KEEP_ALIVE_SECONDS
+    except ApiError as error:
+        yield _sse("notice", TEMPLATES.get_template("_notice.html").render({"message": error.detail}), None)
+    finally:
+        metrics.LIVE_STREAMS.dec()
+
+
+async def _views(lines: AsyncIterator[str]) -> AsyncIterator[dict[str, Any]]:
+    data: list[str] = []
+    async for line in lines:
+        if line.startswith("data:"):
+            data.append(line[5:].lstrip())
+        elif line == "" and data:
+            try:
+                yield json.loads("\n".join(data))
+            except ValueError:
+                pass
+            data = []
+
+
+def _sse(event: str, html: str | Markup, n: Any) -> bytes:
+    lines = [f"event: {event}"]
+    if isinstance(n, int):
+        lines.append(f"id: {n}")
+    lines.extend(f"data: {line}" for line in str(html).splitlines() or [""])
+    return ("\n".join(lines) + "\n\n").encode()
+
+
+# ---- open tables: open, join, seats, start, leave --------------------------------------------------------
+
+@router.post("/tische")
+async def open_table(request: Request) -> Response:
+    """Lobby `POST /tables` from the game's form: the host sits at seat 0, the table waits for players."""
+    page = Page(request)
+    form = await page.form()
+    if not page.token:
+        return page.redirect("/")
+    game = form.get("game", "")
+    try:
+        description = await page.call("lobby", "GET", f"/games/{game}")
+        count = int(form.get("player_count", "2")) if form.get("player_count", "2").isdigit() else 2
+        settings = {**forms.read_settings(description, form, seats=count),
+                    **forms.read_platform(description, form, keys=forms.TABLE_PLATFORM_KEYS)}
+        table = await page.call("lobby", "POST", "/tables", json={
+            "game": game, "settings": settings, "player_count": count,
+            "bot_level": form.get("bot_level", "normal"), "fill_with_bots": form.get("fill_with_bots") == "true"})
+    except ApiError as error:
+        return await _start(page, errors={f"table:{game}": error.detail},
+                            status=error.status if error.status < 500 else 503)
+    return page.redirect(f"/tisch/{table['table_id']}")
+
+
+async def _table_page(page: Page, table_id: str, error: str = "", status: int = 200,
+                      fragment: bool = False) -> Response:
+    try:
+        table, me = await asyncio.gather(page.call("lobby", "GET", f"/tables/{table_id}"), _me(page))
+    except ApiError as failure:
+        return page.render("message.html", status=failure.status if failure.status < 500 else 503,
+                           title="Tisch", message=failure.detail)
+    if table.get("status") == "playing" and table.get("game_id") and not error:
+        seated = me is not None and any(seat.get("player_id") == me["player_id"] for seat in table["seats"])
+        if seated:
+            return page.redirect(f"/spiel/{table['game_id']}")
+    mine = me is not None and any(seat.get("player_id") == me["player_id"] for seat in table.get("seats", []))
+    context = {"table": table, "me": me, "mine": mine, "error": error, "table_id": table_id,
+               "is_host": me is not None and (table.get("host") or {}).get("player_id") == me["player_id"]}
+    return page.render("_table.html" if fragment else "table.html", status=status, title="Tisch", **context)
+
+
+@router.get("/tisch/{table_id}", response_class=HTMLResponse)
+async def table_page(table_id: str, request: Request) -> Response:
+    page = Page(request)
+    return await _table_page(page, table_id, fragment=page.is_htmx)
+
+
+@router.post("/tisch/{table_id}/{action}", response_class=HTMLResponse)
+async def table_action(table_id: str, action: str, request: Request) -> Response:
+    """Beitreten, Verlassen (before the start: no penalty), Starten (the host)."""
+    page = Page(request)
+    await page.form()
+    paths = {"beitreten": "join", "verlassen": "leave", "starten": "start"}
+    if action not in paths or not page.token:
+        return page.redirect("/")
+    try:
+        answer = await page.call("lobby", "POST", f"/tables/{table_id}/{paths[action]}")
+    except ApiError as error:
+        return await _table_page(page, table_id, error=error.detail, fragment=page.is_htmx)
+    if action == "verlassen":
+        return page.redirect("/")
+    if action == "starten" and answer.get("game_id"):
+        return page.redirect(f"/spiel/{answer['game_id']}")
+    return await _table_page(page, table_id, fragment=page.is_htmx)
+
+
+# ---- leaving a running game: the price asked before ----------------------------------------------------------
+
+@router.post("/spiel/{game_id}/verlassen/frage", response_class=HTMLResponse)
+async def leave_question(game_id: str, request: Request) -> Response:
+    """What leaving costs, asked before anything happens (the table's rule: the computer plays on for the seat;
+    with other humans at the table the leaderboard takes 10 points)."""
+    page = Page(request)
+    await page.form()
+    try:
+        view = await page.call("table", "GET", f"/games/{game_id}/view")
+    except ApiError as error:
+        return _refused(page, error)
+    humans = [seat for index, seat in enumerate(view.get("seats") or [])
+              if seat.get("kind") == "human" and index != view.get("you") and not seat.get("left")]
+    return page.render("_leave.html", game_id=game_id, with_humans=bool(humans))
+
+
+@router.post("/spiel/{game_id}/verlassen", response_class=HTMLResponse)
+async def leave_game(game_id: str, request: Request) -> Response:
+    page = Page(request)
+    await page.form()
+    try:
+        await page.call("table", "POST", f"/games/{game_id}/leave")
+    except ApiError as error:
+        return _refused(page, error)
+    return page.redirect(f"/spiel/{game_id}")
