@@ -31,7 +31,7 @@ from typing import Any, TextIO
 
 import httpx
 
-from libs.devservers.processes import DEFAULT_PORTS, SERVICES, ServiceProcess
+from libs.devservers.processes import DEFAULT_PORTS, SERVICES, WEB_PORT, ServiceProcess
 from libs.devservers.servers import start_servers
 
 GUESTS = ("Anna", "Bert", "Clara")
@@ -59,6 +59,18 @@ def running_platform(client: httpx.Client) -> dict[str, str] | None:
     except httpx.HTTPError:
         pass
     return None
+
+
+def browser_hint(client: httpx.Client) -> str:
+    """Return where a person plays the same games by clicking: the running platform's web front end when it
+    answers on its default port, else how to start it."""
+    url = f"http://127.0.0.1:{WEB_PORT}"
+    try:
+        if client.get(f"{url}/readyz", timeout=1).status_code == 200:
+            return f"Im Browser spielen: {url}"
+    except httpx.HTTPError:
+        pass
+    return f"Im Browser spielen: `make run` starten, dann {url} öffnen"
 
 
 def start_platform(stack: ExitStack, slow: bool) -> dict[str, str]:
@@ -344,7 +356,9 @@ def main() -> None:
             played = run(client, urls, args.games, random.Random(args.seed), args.slow)
         except DemoError as error:
             sys.exit(f"\nmake demo: {error}")
+        hint = browser_hint(client)
     print(f"\n{played} games played in {time.monotonic() - began:.0f} s.")
+    print(hint)
 
 
 if __name__ == "__main__":
