@@ -5,132 +5,43 @@ Screenshots of the pages go to docs/screens/ (desktop and 360 px wide); the READ
 
 from __future__ import annotations
 
-import contextlib
 import re
 import time
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import httpx
-from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from tests.web.conftest import DESKTOP, PHONE, SCREENS, WebPlatform
-
-GAME_END_SECONDS = 240
-
-
-def _shoot(page: Any, name: str) -> None:
-    """Save the page at desktop width and at 360 px (small PNGs: the visible part only)."""
-    SCREENS.mkdir(parents=True, exist_ok=True)
-    size = page.viewport_size
-    page.set_viewport_size(DESKTOP)
-    page.screenshot(path=str(SCREENS / f"{name}-desktop.png"))
-    page.set_viewport_size(PHONE)
-    page.screenshot(path=str(SCREENS / f"{name}-360.png"))
-    # Usable at 360 px: nothing wider than the screen (wide tables scroll inside their own box).
-    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"], name
-    page.set_viewport_size(size)
-
-
-def _new_player(browser: Any, web_platform: WebPlatform, name: str, shots: bool = False) -> tuple[Any, Any]:
-    context = browser.new_context(viewport=DESKTOP, locale="de-DE")
-    page = context.new_page()
-    page.goto(web_platform.url + "/")
-    if shots:
-        _shoot(page, "start")
-    page.get_by_label("Dein Name").fill(name)
-    page.get_by_role("button", name="Als Gast spielen").click()
-    page.get_by_text(f"Angemeldet als {name}").wait_for()
-    return context, page
-
-
-def _start_solo(page: Any, game: str, settings: dict[str, str], opponents: str = "1",
-                shots: bool = False) -> None:
-    offer = page.locator(f'section.game-offer[data-game="{game}"]')
-    for label, value in settings.items():
-        offer.get_by_label(label, exact=False).first.select_option(label=value)
-    offer.get_by_label("Computergegner").select_option(opponents)
-    offer.get_by_label("Turbo", exact=False).select_option(label="an")
-    if shots:
-        _shoot(page, "games")
-    offer.get_by_role("button", name="Gegen Computer spielen").click()
-    page.wait_for_url(re.compile(r"/spiel/[0-9a-f]+$"))
-
-
-@contextlib.contextmanager
-def _kept_on_failure(page: Any, name: str) -> Iterator[None]:
-    """On a failure, keep the page as it was (screenshot and HTML under /tmp) to look at."""
-    try:
-        yield
-    except BaseException:
-        with contextlib.suppress(Exception):
-            page.screenshot(path=f"/tmp/web-failed-{name}.png", full_page=True)
-            Path(f"/tmp/web-failed-{name}.html").write_text(page.content())
-        raise
-
-
-def _n(page: Any) -> int:
-    return int(page.locator("#game .status").get_attribute("data-n"))
-
-
-def _play_one(page: Any, timeout: float = 30_000) -> None:
-    """Preview the last listed move, confirm it, wait until the board shows it."""
-    with _kept_on_failure(page, "move"):
-        before = _n(page)
-        page.locator("#game button.move:not(.undo)").last.click(timeout=timeout)
-        page.locator("#preview button.confirm").click(timeout=timeout)
-        page.wait_for_function("n => Number(document.querySelector('#game .status').dataset.n) > n", arg=before,
-                               timeout=timeout)
-
-
-def _play_to_the_end(page: Any, shots: bool = False) -> int:
-    """Click moves until the end table shows; return how many moves this player made."""
-    moves, retries, deadline, middle = 0, 0, time.monotonic() + GAME_END_SECONDS, False
-    while time.monotonic() < deadline:
-        try:
-            page.locator("#game .end, #game button.move").first.wait_for(timeout=30_000)
-        except Exception:
-            page.screenshot(path="/tmp/web-failed.png", full_page=True)  # to look at after a failure
-            raise
-        if page.locator("#game .end").count():
-            return moves
-        try:
-            _play_one(page, timeout=10_000)
-        except PlaywrightTimeout:
-            # The live stream may swap the moves away under the click: the game ended meanwhile (the loop sees
-            # it), or a refused outdated move left its reason in the preview: cancel it and look again.
-            retries += 1
-            assert retries <= 5, "moves kept failing"
-            if page.locator("#preview .cancel").count():
-                page.locator("#preview .cancel").click()
-            continue
-        moves += 1
-        if shots and moves == 6 and not middle:
-            middle = True
-            _shoot(page, "game-middle")
-    raise AssertionError("the game did not end in time")
+from tests.web.browsing import (
+    kept_on_failure,
+    new_player,
+    play_one,
+    play_to_the_end,
+    shoot,
+    shown_n,
+    start_solo,
+)
+from tests.web.conftest import DESKTOP, WebPlatform
 
 
 def test_a_new_player_plays_a_game_against_a_computer_to_the_end_by_clicking(browser: Any,
                                                                             web_platform: WebPlatform) -> None:
     started = time.monotonic()
-    context, page = _new_player(browser, web_platform, "Klara", shots=True)
+    context, page = new_player(browser, web_platform, "Klara", shots=True)
     console: list[str] = []
     page.on("console", lambda message: console.append(message.text))
     try:
-        _start_solo(page, "speedmosaik", {"Werkstatt": "Kachelwand"}, shots=True)
+        start_solo(page, "speedmosaik", {"Werkstatt": "Kachelwand"}, shots=True)
         page.evaluate("window.speedMarker = 'no reload'")
-        _shoot(page, "game-start")
+        shoot(page, "game-start")
         # The first move, previewed: the preview panel shows the API's preview before anything is sent.
         page.locator("#game button.move:not(.undo)").last.click()
         preview = page.locator("#preview")
         preview.get_by_role("heading", name=re.compile("^Vorschau")).wait_for()
-        _shoot(page, "game-preview")
+        shoot(page, "game-preview")
         preview.get_by_role("button", name="Abbrechen").click()
         preview.get_by_role("heading").wait_for(state="detached")
 
-        moves = _play_to_the_end(page, shots=True)
+        moves = play_to_the_end(page, shots=True)
 
         end = page.locator("#game .end")
         assert "Ergebnis" in end.inner_text()
@@ -142,7 +53,7 @@ def test_a_new_player_plays_a_game_against_a_computer_to_the_end_by_clicking(bro
         assert moves >= 5
         log = page.locator("#log li")
         assert log.count() > moves  # every move's effects, the computer's included, in the log
-        _shoot(page, "game-end")
+        shoot(page, "game-end")
         print(f"\nbrowser game: {moves} moves by clicking in {time.monotonic() - started:.1f} s")
         # "Nochmal": a new game with the same settings and computers, one click away.
         finished = page.url
@@ -157,17 +68,17 @@ def test_a_new_player_plays_a_game_against_a_computer_to_the_end_by_clicking(bro
 
 
 def test_a_refused_move_shows_the_german_reason_and_leaves_the_page(browser: Any, web_platform: WebPlatform) -> None:
-    context, page = _new_player(browser, web_platform, "Berta")
+    context, page = new_player(browser, web_platform, "Berta")
     try:
-        _start_solo(page, "speedmosaik", {"Werkstatt": "Kachelwand"})
+        start_solo(page, "speedmosaik", {"Werkstatt": "Kachelwand"})
         page.locator("#game button.move").first.wait_for()
         # The same player in a second tab moves first; the first tab's confirmed move is then outdated.
         other = context.new_page()
         other.goto(page.url)
         page.locator("#game button.move:not(.undo)").first.click()
         page.locator("#preview button.confirm").wait_for()
-        before = _n(page)
-        _play_one(other)
+        before = shown_n(page)
+        play_one(other)
         page.wait_for_function("n => Number(document.querySelector('#game .status').dataset.n) > n",
                                arg=before)  # the live stream brought the other tab's move
         page.locator("#game button.move").first.wait_for()  # ... and the computer's answer: the board is quiet
@@ -178,7 +89,7 @@ def test_a_refused_move_shows_the_german_reason_and_leaves_the_page(browser: Any
         assert "Der Spielstand hat sich inzwischen geändert." in notice.inner_text()
         assert "Traceback" not in page.content()
         assert page.locator("#board").inner_html() == board_before
-        _shoot(page, "refused-move")
+        shoot(page, "refused-move")
     finally:
         context.close()
 
@@ -216,7 +127,7 @@ def _seat_hand_html(view: dict[str, Any]) -> str:
 def test_a_page_and_its_stream_never_show_another_seats_hand(browser: Any, web_platform: WebPlatform) -> None:
     """Two humans at a Speedkoi table: seat 0's page and live stream never carry seat 1's hand."""
     lobby, table = web_platform.service("lobby"), web_platform.service("table")
-    context, page = _new_player(browser, web_platform, "Anton")
+    context, page = new_player(browser, web_platform, "Anton")
     try:
         anton = next(c["value"] for c in context.cookies() if c["name"] == "speed_session")
         bea = httpx.post(f"{lobby}/guests", json={"name": "Bea"}, timeout=10).json()["token"]
@@ -268,8 +179,8 @@ def test_two_people_meet_at_an_open_table_play_and_one_leaves_after_being_told_t
         browser: Any, web_platform: WebPlatform) -> None:
     """Open, join, start by clicking; each sees only their own hand; leaving asks first and says what it costs."""
     table = web_platform.service("table")
-    host_context, host = _new_player(browser, web_platform, "Greta")
-    guest_context, guest = _new_player(browser, web_platform, "Hanno")
+    host_context, host = new_player(browser, web_platform, "Greta")
+    guest_context, guest = new_player(browser, web_platform, "Hanno")
     try:
         offer = host.locator('section.game-offer[data-game="speedkoi"]')
         offer.get_by_text("Tisch für Mitspieler eröffnen").click()
@@ -277,7 +188,7 @@ def test_two_people_meet_at_an_open_table_play_and_one_leaves_after_being_told_t
         offer.get_by_label("Freie Plätze beim Start").select_option("false")
         offer.get_by_role("button", name="Tisch eröffnen").click()
         host.wait_for_url(re.compile(r"/tisch/[0-9a-f]+$"))
-        _shoot(host, "open-table")
+        shoot(host, "open-table")
 
         guest.reload()
         guest.get_by_role("link", name=re.compile("speedkoi bei Greta")).click()
@@ -303,7 +214,7 @@ def test_two_people_meet_at_an_open_table_play_and_one_leaves_after_being_told_t
         warning = guest.locator("#preview .warning")
         warning.wait_for()
         assert "10 Punkte" in warning.inner_text()
-        _shoot(guest, "leave-question")
+        shoot(guest, "leave-question")
         guest.get_by_role("button", name="Ja, verlassen").click()
         guest.get_by_text("Du hast die Partie verlassen").wait_for()
         host.get_by_text("Hanno – hat verlassen").wait_for()  # live, on the other page
@@ -314,11 +225,11 @@ def test_two_people_meet_at_an_open_table_play_and_one_leaves_after_being_told_t
 
 def test_a_move_is_made_by_keyboard_alone(browser: Any, web_platform: WebPlatform) -> None:
     """Tab to a move, Enter for its preview; the confirm button has the focus, Enter makes the move."""
-    context, page = _new_player(browser, web_platform, "Ida")
+    context, page = new_player(browser, web_platform, "Ida")
     try:
-        _start_solo(page, "speedmosaik", {"Werkstatt": "Kachelwand"})
+        start_solo(page, "speedmosaik", {"Werkstatt": "Kachelwand"})
         page.locator("#game button.move").first.wait_for()
-        before = _n(page)
+        before = shown_n(page)
         for _ in range(60):  # from the top of the page to the first move, by Tab
             page.keyboard.press("Tab")
             if page.evaluate("document.activeElement.classList.contains('move')"):
@@ -326,7 +237,7 @@ def test_a_move_is_made_by_keyboard_alone(browser: Any, web_platform: WebPlatfor
         else:
             raise AssertionError("no move button reachable by Tab")
         page.keyboard.press("Enter")
-        with _kept_on_failure(page, "keyboard"):
+        with kept_on_failure(page, "keyboard"):
             page.locator("#preview button.confirm").wait_for()
         page.wait_for_function("document.activeElement && document.activeElement.classList.contains('confirm')")
         page.keyboard.press("Enter")
@@ -338,21 +249,21 @@ def test_a_move_is_made_by_keyboard_alone(browser: Any, web_platform: WebPlatfor
 def test_the_tiny_test_game_is_played_to_the_end_through_the_generic_renderer_with_zurueck(
         browser: Any, web_platform: WebPlatform) -> None:
     """A game the web knows nothing about (a plugin, no board of its own): simultaneous decisions, "Zurück"."""
-    context, page = _new_player(browser, web_platform, "Zora")
+    context, page = new_player(browser, web_platform, "Zora")
     try:
-        _start_solo(page, "tinygame", {})
+        start_solo(page, "tinygame", {})
         page.locator("#game button.move").first.wait_for()
         mark = page.locator("#game button.move", has_text="Vormerken").first
         mark.click()
         page.locator("#preview button.confirm").click()
         undo = page.locator("#game button.undo")
         undo.wait_for()
-        before = _n(page)
+        before = shown_n(page)
         undo.click()
         page.wait_for_function("n => Number(document.querySelector('#game .status').dataset.n) > n", arg=before)
         page.locator("#log").get_by_text("nimmt den letzten Schritt zurück").wait_for()  # the log, live
-        _shoot(page, "tinygame")
-        _play_to_the_end(page)
+        shoot(page, "tinygame")
+        play_to_the_end(page)
         assert page.locator("#game .end tbody tr").count() == 2
     finally:
         context.close()

@@ -1,0 +1,112 @@
+"""What every browser test does as a player: sign up as a guest, start a solo game, play moves by clicking,
+save screenshots (docs/screens/, desktop and 360 px). Shared by tests/web/test_browser*.py."""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+from tests.web.conftest import DESKTOP, PHONE, SCREENS, WebPlatform
+
+GAME_END_SECONDS = 240
+
+
+def shoot(page: Any, name: str) -> None:
+    """Save the page at desktop width and at 360 px (small PNGs: the visible part only)."""
+    SCREENS.mkdir(parents=True, exist_ok=True)
+    size = page.viewport_size
+    page.set_viewport_size(DESKTOP)
+    page.screenshot(path=str(SCREENS / f"{name}-desktop.png"))
+    page.set_viewport_size(PHONE)
+    page.screenshot(path=str(SCREENS / f"{name}-360.png"))
+    # Usable at 360 px: nothing wider than the screen (wide tables scroll inside their own box).
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"], name
+    page.set_viewport_size(size)
+
+
+def new_player(browser: Any, web_platform: WebPlatform, name: str, shots: bool = False) -> tuple[Any, Any]:
+    """Open the start page in a fresh browser context and sign up as the guest `name`; return context and page."""
+    context = browser.new_context(viewport=DESKTOP, locale="de-DE")
+    page = context.new_page()
+    page.goto(web_platform.url + "/")
+    if shots:
+        shoot(page, "start")
+    page.get_by_label("Dein Name").fill(name)
+    page.get_by_role("button", name="Als Gast spielen").click()
+    page.get_by_text(f"Angemeldet als {name}").wait_for()
+    return context, page
+
+
+def start_solo(page: Any, game: str, settings: dict[str, str], opponents: str = "1",
+               shots: bool = False) -> None:
+    """On the games page, fill in `game`'s settings by their labels and start it against computers (turbo)."""
+    offer = page.locator(f'section.game-offer[data-game="{game}"]')
+    for label, value in settings.items():
+        offer.get_by_label(label, exact=False).first.select_option(label=value)
+    offer.get_by_label("Computergegner").select_option(opponents)
+    offer.get_by_label("Turbo", exact=False).select_option(label="an")
+    if shots:
+        shoot(page, "games")
+    offer.get_by_role("button", name="Gegen Computer spielen").click()
+    page.wait_for_url(re.compile(r"/spiel/[0-9a-f]+$"))
+
+
+@contextlib.contextmanager
+def kept_on_failure(page: Any, name: str) -> Iterator[None]:
+    """On a failure, keep the page as it was (screenshot and HTML under /tmp) to look at."""
+    try:
+        yield
+    except BaseException:
+        with contextlib.suppress(Exception):
+            page.screenshot(path=f"/tmp/web-failed-{name}.png", full_page=True)
+            Path(f"/tmp/web-failed-{name}.html").write_text(page.content())
+        raise
+
+
+def shown_n(page: Any) -> int:
+    """The event number the game page shows the game after."""
+    return int(page.locator("#game .status").get_attribute("data-n"))
+
+
+def play_one(page: Any, timeout: float = 30_000) -> None:
+    """Preview the last listed move, confirm it, wait until the board shows it."""
+    with kept_on_failure(page, "move"):
+        before = shown_n(page)
+        page.locator("#game button.move:not(.undo)").last.click(timeout=timeout)
+        page.locator("#preview button.confirm").click(timeout=timeout)
+        page.wait_for_function("n => Number(document.querySelector('#game .status').dataset.n) > n", arg=before,
+                               timeout=timeout)
+
+
+def play_to_the_end(page: Any, shots: bool = False) -> int:
+    """Click moves until the end table shows; return how many moves this player made."""
+    moves, retries, deadline, middle = 0, 0, time.monotonic() + GAME_END_SECONDS, False
+    while time.monotonic() < deadline:
+        try:
+            page.locator("#game .end, #game button.move").first.wait_for(timeout=30_000)
+        except Exception:
+            page.screenshot(path="/tmp/web-failed.png", full_page=True)  # to look at after a failure
+            raise
+        if page.locator("#game .end").count():
+            return moves
+        try:
+            play_one(page, timeout=10_000)
+        except PlaywrightTimeout:
+            # The live stream may swap the moves away under the click: the game ended meanwhile (the loop sees
+            # it), or a refused outdated move left its reason in the preview: cancel it and look again.
+            retries += 1
+            assert retries <= 5, "moves kept failing"
+            if page.locator("#preview .cancel").count():
+                page.locator("#preview .cancel").click()
+            continue
+        moves += 1
+        if shots and moves == 6 and not middle:
+            middle = True
+            shoot(page, "game-middle")
+    raise AssertionError("the game did not end in time")
