@@ -11,7 +11,7 @@ export UV_PROJECT_ENVIRONMENT := $(VENV)
 # Byte-code caches make every service start in ~1 s instead of ~4 s; some machines disable them globally.
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: run test venv lint typecheck contracts demo bench clean
+.PHONY: run test venv lint typecheck contracts demo bench screens clean
 
 # uv itself comes from PyPI into a tools folder; everything else from the lock file.
 $(UV):
@@ -46,6 +46,10 @@ typecheck: venv
 	$(VENV)/bin/mypy libs services
 
 # SLOW=1: human pace (computers pause, the guest thinks, every move's log lines printed).
+# The screenshots the README shows (docs/screens/): the browser tests, saving into the tracked folder.
+screens: venv
+	SPEED_SCREENS=docs/screens $(PY) -m pytest -q -p no:cacheprovider tests/web
+
 demo: venv
 	$(PY) -m tools.demo $(if $(filter-out 0,$(SLOW)),--slow)
 

@@ -1,5 +1,5 @@
 """What every browser test does as a player: sign up as a guest, start a solo game, play moves by clicking,
-save screenshots (docs/screens/, desktop and 360 px). Shared by tests/web/test_browser*.py."""
+save screenshots (desktop and 360 px; where: tests/web/conftest.py SCREENS). Shared by tests/web/test_browser*.py."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """A player in a real browser (Debian's chromium through Playwright): everything by clicking and typing.
 
-Screenshots of the pages go to docs/screens/ (desktop and 360 px wide); the README shows them.
+Screenshots of the pages (desktop and 360 px wide) go to `.screens/`; `make screens` renews docs/screens/, which the README shows.
 """
 
 from __future__ import annotations
