@@ -47,6 +47,7 @@ from libs.platform.nats_permissions import ARCHIVE_USER
 from libs.platform.service import Runtime, connect_nats
 from libs.platform.settings import Settings
 from services.table import metrics
+from services.table.archive_batches import store_and_settle
 from services.table.archive_models import ArchivedEvent, ArchivedGame
 from services.table.event_store import StoredEvent
 from services.table.team_archive import (
@@ -171,19 +172,11 @@ async def archive_events(runtime: Runtime, nc: NatsClient) -> None:
                 continue
             started = time.perf_counter()
             rows, unreadable = _rows_of(messages)
-            try:
-                await store_events(engine, rows)
-            except Exception:
-                log.exception("archive_store_failed", events=len(rows))
-                for msg in messages:
-                    await msg.nak(delay=2.0)
-                await runtime.pause(1.0)
+            stored = await store_and_settle(
+                messages, unreadable, store_events(engine, rows), runtime, log, "archive_store_failed",
+                events=len(rows))
+            if not stored:
                 continue
-            for msg in messages:
-                if msg in unreadable:
-                    await msg.term()  # no redelivery mends it; the game then stays on the stream
-                else:
-                    await msg.ack()
             metrics.ARCHIVED_EVENTS.inc(len(rows))
             metrics.ARCHIVE_BATCH_SECONDS.observe(time.perf_counter() - started)
             metrics.ARCHIVE_PENDING.set(messages[-1].metadata.num_pending or 0)

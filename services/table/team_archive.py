@@ -30,6 +30,7 @@ from libs.platform.nats_client import stream_sequence
 from libs.platform.service import Runtime
 from libs.rules import ConfigError, registry
 from libs.rules.registry import UnknownRules
+from services.table.archive_batches import store_and_settle
 from services.table.archive_models import ArchivedTeamEvent
 from services.table.event_store import StoredEvent
 
@@ -123,16 +124,11 @@ async def archive_team_events(runtime: Runtime, nc: NatsClient) -> None:
                     unreadable.append(msg)
             rows.sort(key=lambda row: (row["game_id"], row["team"], row["n"]))
             started = time.perf_counter()
-            try:
-                await store_team_events(engine, rows)
-            except Exception:
-                log.exception("archive_team_store_failed", entries=len(rows))
-                for msg in messages:
-                    await msg.nak(delay=2.0)
-                await runtime.pause(1.0)
+            stored = await store_and_settle(
+                messages, unreadable, store_team_events(engine, rows), runtime, log, "archive_team_store_failed",
+                entries=len(rows))
+            if not stored:
                 continue
-            for msg in messages:
-                await (msg.term() if msg in unreadable else msg.ack())
             log.debug("team_entries_archived", entries=len(rows), seconds=round(time.perf_counter() - started, 4))
             if len(messages) < TEAM_BATCH:
                 await runtime.pause(TEAM_LINGER)
