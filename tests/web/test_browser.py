@@ -1,6 +1,7 @@
 """A player in a real browser (Debian's chromium through Playwright): everything by clicking and typing.
 
-Screenshots of the pages (desktop and 360 px wide) go to `.screens/`; `make screens` renews docs/screens/, which the README shows.
+Screenshots of the pages (desktop and 360 px wide) go to `.screens/`; `make screens` renews docs/screens/,
+which the README shows.
 """
 
 from __future__ import annotations
