@@ -306,7 +306,7 @@ def _rack(view: dict[str, Any], choice: dict[str, Any]) -> Markup:
             hints.append("hat eine schwächste Farbe")
         best = entry.get("bester_platz")
         if isinstance(best, dict) and best.get("punkte") is not None:
-            hints.append(f"bis {best['punkte']} Punkte")
+            hints.append(f"bestenfalls {best['punkte']} Punkt{'' if best['punkte'] == 1 else 'e'}")
         icons = _star_icon(a, board) + _star_icon(b, board)
         text = Markup('<span class="tile-name">{}/{}</span>').format(_name(board, a), _name(board, b))
         hint = Markup('<span class="tile-hint">{}</span>').format(", ".join(hints)) if hints else Markup("")
