@@ -138,7 +138,7 @@ def test_supernova_bonus_swap_offer_end_warning_and_end_are_shown() -> None:
     end = views[-1]
     html = str(nova.render(end))
     assert "Ende." in html and _posted(html) == [] and "hx-get" not in html
-    assert "Supernova erreicht" in html
+    assert "Supernova erreicht" in html and 'class="nova-sn"' in html  # said and shown
 
 
 def test_team_signals_show_to_the_team_only_and_are_given_on_the_board() -> None:

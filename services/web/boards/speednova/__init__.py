@@ -382,11 +382,14 @@ def _tracks(view: dict[str, Any]) -> Markup:
             if value >= top:
                 notes.append("oben")
             said = f"{_named(board, colour)}: {value} von {top}" + (f", {', '.join(notes)}" if notes else "")
+            novas = sum(1 for m in marks if value >= m)
+            star = Markup('<span class="nova-sn" aria-hidden="true">{}</span>').format("✶" * novas) if novas \
+                else Markup("")
             rows.append(Markup('<li class="track nova-c-{}{}" aria-label="{}"><span class="track-name">{}{}</span>'
-                               '<span class="steps nova-top-{}">{}</span><span class="track-value">{}</span></li>')
+                               '<span class="steps nova-top-{}">{}</span><span class="track-value">{}{}</span></li>')
                         .format(colour, " weakest" if colour in weakest else "",
                                 said,
-                                _star_icon(colour, board), _name(board, colour), top, steps, value))
+                                _star_icon(colour, board), _name(board, colour), top, steps, star, value))
         heading = who + (" – deine Tafel" if index == mine else "")
         parts.append(Markup('<section class="nova-track" aria-label="Tafel {}"><h3>{}</h3><ul>{}</ul></section>')
                      .format(who, heading, Markup("").join(rows)))
