@@ -153,3 +153,37 @@ def test_speednova_in_teams_a_signal_given_on_the_board_and_played_to_the_end(br
         print(f"\nspeednova in teams: {moves} moves on the board in {time.monotonic() - started:.1f} s")
     finally:
         context.close()
+
+
+def test_a_team_signal_never_reaches_the_other_teams_page(browser: Any, web_platform: WebPlatform) -> None:
+    """Two humans on opposite teams (Platz 1 and Platz 2, computers beside them): Platz 1 signals on the board,
+    sees it; Platz 2's live page and a fresh load of it show no trace of it."""
+    import httpx
+
+    lobby = web_platform.service("lobby")
+    anton_context, anton = new_player(browser, web_platform, "Altair")
+    bea_context, bea = new_player(browser, web_platform, "Rigel")
+    try:
+        token = {name: next(c["value"] for c in context.cookies() if c["name"] == "speed_session")
+                 for name, context in (("a", anton_context), ("b", bea_context))}
+        opened = httpx.post(f"{lobby}/tables", headers={"Authorization": f"Bearer {token['a']}"}, timeout=10, json={
+            "game": "speednova", "settings": {"teams": "mit"}, "player_count": 4, "fill_with_bots": True}).json()
+        httpx.post(f"{lobby}/tables/{opened['table_id']}/join", headers={"Authorization": f"Bearer {token['b']}"},
+                   timeout=10).raise_for_status()
+        started = httpx.post(f"{lobby}/tables/{opened['table_id']}/start", timeout=10,
+                             headers={"Authorization": f"Bearer {token['a']}"}).json()
+        game = f"{web_platform.url}/spiel/{started['game_id']}"
+        anton.goto(game)
+        bea.goto(game)
+        bea.locator("#board .nova-signals").wait_for()
+        with kept_on_failure(anton, "nova-other-team"):
+            anton.locator("#board .nova-signals").get_by_role("button", name="Signal: Brauche Quasar").click()
+            anton.locator("#preview button.confirm").click()
+            anton.locator("#board .nova-signals .signal", has_text="„Brauche Quasar“").wait_for(timeout=STEP_MS)
+        bea.wait_for_timeout(1500)  # time for any live update to arrive (none should carry it)
+        for html in (bea.content(), httpx.get(game, cookies={"speed_session": token["b"]}, timeout=10).text):
+            assert "„Brauche Quasar“" not in html and "Altair: „" not in html and "Platz 1 (Altair): „" not in html
+        assert "„Brauche Quasar“" in anton.content()  # the check is not vacuous: the team sees it just so
+    finally:
+        anton_context.close()
+        bea_context.close()
