@@ -22,9 +22,10 @@ def seat_name(view: dict[str, Any], seat: int) -> str:
 def moves_of(view: dict[str, Any]) -> list[dict[str, str]]:
     """The legal moves as buttons: German words (the game's board package, else generic) and the move's JSON."""
     renderer = renderer_for(str(view.get("game", "")))
+    listed = getattr(renderer, "listed_move", None)  # optional: moves a board makes by clicking on it
     return [{"label": renderer.move_label(move, view), "json": json.dumps(move, separators=(",", ":"),
                                                                          ensure_ascii=False)}
-            for move in view.get("legal_moves") or []]
+            for move in view.get("legal_moves") or [] if listed is None or listed(move, view)]
 
 
 def end_table(view: dict[str, Any], finished: dict[str, Any] | None) -> list[dict[str, Any]]:

@@ -357,6 +357,22 @@ async def make_move(game_id: str, request: Request) -> Response:
                        **game_context(view, await _finished(page, view)))
 
 
+@router.get("/spiel/{game_id}/brett", response_class=HTMLResponse)
+async def board_choice(game_id: str, request: Request) -> Response:
+    """The board in a state of a choice made by clicking on it (e.g. a tile picked, then a cell): the renderer's
+    optional `render_choice(view, query)`; a board without one is drawn as always. Nothing is sent anywhere."""
+    page = Page(request)
+    try:
+        view = await page.call("table", "GET", f"/games/{game_id}/view")
+    except ApiError as error:
+        return _refused(page, error)
+    renderer = renderer_for(str(view.get("game", "")))
+    choose = getattr(renderer, "render_choice", None)
+    query = {key: value for key, value in request.query_params.items()}
+    board = choose(view, query) if choose is not None else renderer.render(view)
+    return page.finish(HTMLResponse(str(board)))
+
+
 @router.get("/spiel/{game_id}/leer", response_class=HTMLResponse)
 async def clear(game_id: str, request: Request) -> Response:
     return Page(request).finish(HTMLResponse(""))

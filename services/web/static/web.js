@@ -41,4 +41,15 @@
       }
     }
   });
+
+  // Board elements that are no <button> (cells of an SVG map: role="button" tabindex="0") act on Enter and Space
+  // as buttons do, so a board is keyboard operable; htmx listens for the click.
+  document.addEventListener("keydown", function (event) {
+    var target = event.target;
+    if ((event.key === "Enter" || event.key === " ") && target && target.getAttribute &&
+        target.getAttribute("role") === "button" && target.tagName.toLowerCase() !== "button") {
+      event.preventDefault();
+      target.dispatchEvent(new MouseEvent("click", { bubbles: true }));
+    }
+  });
 })();
