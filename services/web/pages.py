@@ -288,10 +288,29 @@ async def _title(page: Page, game: str) -> str:
 
 
 def _move_of(form: dict[str, str]) -> Any:
+    if "move" not in form and any(key.startswith("m.") for key in form):
+        return _move_from_fields(form)
     try:
         return json.loads(form.get("move", ""))
     except ValueError:
         return None
+
+
+def _move_from_fields(form: dict[str, str]) -> Any:
+    """A move from a board's form of counts (`m.<key>.<…>.<name>` = a number, e.g. `m.abwerfen.humus=2`, a
+    discard or an offer): nested objects of the counts above 0, in the fields' sorted order."""
+    move: dict[str, Any] = {}
+    for key, value in sorted(form.items()):
+        if not key.startswith("m.") or not value.strip().isdigit() or int(value) <= 0:
+            continue
+        *path, leaf = key[2:].split(".")
+        node: Any = move
+        for part in path:
+            node = node.setdefault(part, {}) if isinstance(node, dict) else None
+        if not isinstance(node, dict):
+            return None
+        node[leaf] = int(value)
+    return move
 
 
 def _expected(form: dict[str, str]) -> int | None:
@@ -321,7 +340,8 @@ async def preview(game_id: str, request: Request) -> Response:
     answer = (answer or {}).get("preview") if isinstance((answer or {}).get("preview"), dict) else answer
     warnings = _warnings(answer)
     return page.render("_preview.html", game_id=game_id, label=renderer.move_label(move, view),
-                       move_json=form.get("move", ""), n=form.get("n", ""), warnings=warnings,
+                       move_json=form.get("move") or json.dumps(move, separators=(",", ":"), ensure_ascii=False),
+                       n=form.get("n", ""), warnings=warnings,
                        details=generic.render_value(
                            {key: value for key, value in (answer or {}).items() if key not in ("zug", "warnungen",
                                                                                               "warnung")}))
