@@ -16,14 +16,18 @@ from tests.web.conftest import WebPlatform
 GAME_SECONDS = 420
 
 
-def click_on_the_board(page: Any) -> str:
-    """Make one move by clicking on the board (never the move list); return what kind of click it was."""
+def click_on_the_board(page: Any, shot: str = "") -> str:
+    """Make one move by clicking on the board (never the move list); return what kind of click it was. With
+    `shot`, a chosen lantern and its targets are saved as that screenshot before the target is clicked."""
     board = page.locator("#board")
     picks = board.locator("input.koi-pick")
     if picks.count():
         # A lantern that fits a row if there is one (so figures walk and the game ends), else the first.
         fitting = board.locator('label.koi-pickcard:has(input[data-passt="1"])')
         (fitting.first if fitting.count() else board.locator("label.koi-pickcard").first).click()
+        if shot:
+            board.locator(".koi-hand").scroll_into_view_if_needed()
+            shoot(page, shot)
         targets = board.locator("button.koi-target:visible")
         rows = board.locator(".koi-rows button.koi-target:visible")
         (rows.first if rows.count() else targets.first).click()
@@ -56,7 +60,10 @@ def play_on_the_board(page: Any, name: str) -> dict[str, int]:
                 return kinds
             before = shown_n(page)
             try:
-                kind = click_on_the_board(page)
+                wanted = not middle and sum(kinds.values()) >= 12
+                kind = click_on_the_board(page, f"{name}-middle" if wanted else "")
+                if wanted and kind == "lantern":
+                    middle, kinds["shot"] = True, 1
                 page.locator("#preview button.confirm").click(timeout=10_000)
                 page.wait_for_function(
                     "n => Number(document.querySelector('#game .status').dataset.n) > n", arg=before, timeout=10_000)
@@ -67,9 +74,6 @@ def play_on_the_board(page: Any, name: str) -> dict[str, int]:
                     page.locator("#preview .cancel").first.click()
                 continue
             kinds[kind] = kinds.get(kind, 0) + 1
-            if not middle and sum(kinds.values()) >= 12:
-                middle = True
-                shoot(page, f"{name}-middle")
     raise AssertionError("the game did not end in time")
 
 
@@ -89,6 +93,8 @@ def test_speedkoi_played_to_the_end_by_clicking_on_the_board(browser: Any, web_p
         page.locator("#game .end").get_by_text("Ergebnis").wait_for()
         assert page.locator("#game .end-table tbody tr").count() == 2
         assert page.locator("#board .koi-end").count() == 1  # the board says why it ended
+        assert kinds.get("shot") == 1  # the middle screenshot: a lantern chosen, its targets shown
+        page.locator("#game .end").scroll_into_view_if_needed()
         shoot(page, f"{name}-end")
     finally:
         context.close()

@@ -174,7 +174,7 @@ def _status(view: dict[str, Any], board: dict[str, Any]) -> Markup:
 
 def _figure_svg(seat: int, art: str, x: float, y: float) -> Markup:
     shape = SEAT_SHAPES[seat % len(SEAT_SHAPES)]
-    size = 8.5 if art == "meister" else 6.5
+    size = 9.5 if art == "meister" else 7.5
     if shape == "kreis":
         body = Markup('<circle cx="{}" cy="{}" r="{}"/>').format(x, y, size)
     elif shape == "quadrat":
@@ -187,7 +187,7 @@ def _figure_svg(seat: int, art: str, x: float, y: float) -> Markup:
             x, y - size - 2, x + size + 2, y, x, y + size + 2, x - size - 2, y)
     mark = f"{seat + 1}M" if art == "meister" else str(seat + 1)
     return Markup('<g class="koi-fig koi-seat{} koi-{}">{}<text x="{}" y="{}">{}</text></g>').format(
-        seat % 4, art, body, x, y + 3.2, mark)
+        seat % 4, art, body, x, y + 3.5, mark)
 
 
 def _path(view: dict[str, Any], board: dict[str, Any], path: dict[str, Any], steps: list[dict[str, Any]]) -> Markup:
@@ -221,7 +221,7 @@ def _path(view: dict[str, Any], board: dict[str, Any], path: dict[str, Any], ste
                 tile, x - 15, x, letter))
         for index, (seat, art) in enumerate(sorted(here)):
             fx = x - 10 + 20 * (index % 2)
-            fy = 70 + 19 * (index // 2)
+            fy = 70 + 20 * (index // 2)
             parts.append(_figure_svg(seat, art, fx, fy))
         drawn.append(Markup('<g role="img" aria-label="{}">{}</g>').format(", ".join(words), Markup("").join(parts)))
     end = path.get("endstein") or {}
