@@ -386,7 +386,7 @@ def _rows(player: dict[str, Any], targets: dict[tuple[str, str], list[Markup]] |
                                 for value in values)
         words = f"Reihe {_name(colour)}, {way}, {len(values)} Laternen" + (
             f": {', '.join(str(v) for v in values)}" if values else "")
-        arrow = {"auf": "↑", "ab": "↓"}.get(row.get("richtung"), "·")
+        arrow = {"auf": "↑", "ab": "↓"}.get(str(row.get("richtung")), "·")
         buttons = Markup("").join((targets or {}).get(("reihe", colour), []))
         rows.append(Markup('<li class="koi-row" aria-label="{}"><span class="koi-letter koi-c-{}" aria-hidden="true">'
                            '{}</span><span class="koi-way" aria-hidden="true">{}</span>'
@@ -432,7 +432,7 @@ def render(view: dict[str, Any]) -> Markup:
     board = view.get("board")
     if not isinstance(board, dict):
         return Markup('<div class="board koi" aria-label="Speedkoi"></div>')
-    own = board.get("du") if isinstance(board.get("du"), dict) else {}
+    own: dict[str, Any] = board["du"] if isinstance(board.get("du"), dict) else {}
     targets = _hand_targets(view, list(own.get("hand") or []))
     players = list(board.get("spieler") or [])
     me = board.get("ich")
