@@ -216,9 +216,9 @@ def _path(view: dict[str, Any], board: dict[str, Any], path: dict[str, Any], ste
                         '{}</text>').format(goal, x, STONE_R, x, _number(stone["wert"]))]
         if tile:
             letter = TILES.get(tile, (tile, "?"))[1]
-            parts.append(Markup('<rect class="koi-tile koi-tile-{}" x="{}" y="40" width="30" height="15" rx="4"/>'
+            parts.append(Markup('<rect class="koi-tile koi-tile-{}" x="{}" y="40" width="34" height="15" rx="4"/>'
                                 '<text class="koi-tiletext" x="{}" y="51">{}</text>').format(
-                tile, x - 15, x, letter))
+                tile, x - 17, x, letter))
         for index, (seat, art) in enumerate(sorted(here)):
             fx = x - 10 + 20 * (index % 2)
             fy = 70 + 20 * (index // 2)
@@ -438,7 +438,7 @@ def render(view: dict[str, Any]) -> Markup:
     me = board.get("ich")
     ordered = [p for p in players if p.get("platz") == me] + [p for p in players if p.get("platz") != me]
     spielart = "Laternenfest" if (board.get("einstellungen") or {}).get("spielart") == "laternenfest" else "klassisch"
-    return Markup('<div class="board koi" aria-label="Speedkoi, {}">{}<div class="koi-main">{}{}</div>{}'
+    return Markup('<div class="board koi" aria-label="Speedkoi, {}">{}{}<div class="koi-main">{}{}</div>'
                   '<div class="koi-players">{}</div></div>').format(
-        spielart, _status(view, board), _paths(view, board), _piles(view, board, targets), _hand(view, board),
+        spielart, _status(view, board), _paths(view, board), _hand(view, board), _piles(view, board, targets),
         Markup("").join(_player(view, board, player, targets) for player in ordered))
