@@ -90,7 +90,11 @@ def check_view(view: dict[str, Any], others: list[dict[str, Any]]) -> str:
 def test_whole_games_are_drawn_with_every_legal_move_a_board_button(seats: int, spielart: str) -> None:
     phases: set[str] = set()
     ended = False
-    for views in games(seats, spielart, seed=seats * 7 + len(spielart)):
+    for step, views in enumerate(games(seats, spielart, seed=seats * 7 + len(spielart))):
+        special = views[0]["board"]["phase"] not in ("legen", "ziehen") or views[0]["status"] == "ended" or any(
+            move.get("bestaetigt") for view in views for move in view["legal_moves"])
+        if step % 4 and not special:
+            continue  # every fourth ordinary position; every decision, warning and the end
         for seat, view in enumerate(views):
             if view["legal_moves"] or seat == 0 or view["status"] == "ended":
                 page = check_view(view, views[:seat] + views[seat + 1:])
@@ -140,3 +144,15 @@ def test_the_renderer_is_found_by_the_game_and_names_are_escaped() -> None:
     page = str(speedkoi.render(view_of(engine, position, 4, 1, 1)))
     assert "&lt;img src=x onerror=alert(1)&gt;" in page and "<img" not in page
     assert "Teehaus: +3 zu haben" in page and "St Steg" in page
+
+
+def test_a_move_that_would_end_the_game_warns_with_the_standings() -> None:
+    engine = registry.engine(RULES)
+    position = engine.start(engine.normalize_config({}, 2), 2, b"w" * 32)
+    seat = engine.pending(position)[0].seat
+    view = view_of(engine, position, 2, seat, 1)
+    view["legal_moves"][0] = {**view["legal_moves"][0], "bestaetigt": True}  # as the rules list an ending move
+    page = str(speedkoi.render(view))
+    warning = page.split('class="warning koi-warning" role="alert">')[1].split("</p>")[0]
+    assert warning.startswith("Achtung: dieser Zug beendet die Partie. Stand jetzt: Platz 1 (")
+    assert "beendet die Partie</button>" in page and "koi-ends" in page
