@@ -16,11 +16,23 @@ from tests.web.conftest import WebPlatform
 GAME_SECONDS = 420
 
 
-def click_on_the_board(page: Any, shot: str = "") -> str:
+def click_on_the_board(page: Any, shot: str = "", keyboard: bool = False) -> str:
     """Make one move by clicking on the board (never the move list); return what kind of click it was. With
     `shot`, a chosen lantern and its targets are saved as that screenshot before the target is clicked."""
     board = page.locator("#board")
     picks = board.locator("input.koi-pick")
+    if picks.count() and keyboard:
+        # By keyboard alone: Space chooses the first lantern, Tab reaches its first target, Enter previews it,
+        # and Enter again confirms (the preview's confirm button has the focus).
+        picks.first.focus()
+        page.keyboard.press("Space")
+        page.keyboard.press("Tab")
+        focused = page.evaluate("document.activeElement.className")
+        assert "koi-target" in focused, focused
+        page.keyboard.press("Enter")
+        page.locator("#preview button.confirm:focus").wait_for(timeout=10_000)
+        page.keyboard.press("Enter")
+        return "keyboard"
     if picks.count():
         # A lantern that fits a row if there is one (so figures walk and the game ends), else the first.
         fitting = board.locator('label.koi-pickcard:has(input[data-passt="1"])')
@@ -61,7 +73,13 @@ def play_on_the_board(page: Any, name: str) -> dict[str, int]:
             before = shown_n(page)
             try:
                 wanted = not middle and sum(kinds.values()) >= 12
-                kind = click_on_the_board(page, f"{name}-middle" if wanted else "")
+                kind = click_on_the_board(page, f"{name}-middle" if wanted else "", keyboard="keyboard" not in kinds)
+                if kind == "keyboard":
+                    page.wait_for_function(
+                        "n => Number(document.querySelector('#game .status').dataset.n) > n", arg=before,
+                        timeout=10_000)
+                    kinds[kind] = 1
+                    continue
                 if wanted and kind == "lantern":
                     middle, kinds["shot"] = True, 1
                 page.locator("#preview button.confirm").click(timeout=10_000)
@@ -84,7 +102,8 @@ def test_speedkoi_played_to_the_end_by_clicking_on_the_board(browser: Any, web_p
     context, page = new_player(browser, web_platform, f"Koi{spielart[:3]}")
     try:
         start_solo(page, "speedkoi", {"Spielart": spielart})
-        page.locator("#board .koi").wait_for()
+        with kept_on_failure(page, f"{name}-start"):
+            page.locator("#board .koi").wait_for(timeout=60_000)
         assert page.locator("#board .koi-path").count() == 5
         assert page.locator("#board .koi-hand .koi-cards > li").count() == 8
         shoot(page, f"{name}-start")
@@ -93,7 +112,8 @@ def test_speedkoi_played_to_the_end_by_clicking_on_the_board(browser: Any, web_p
         page.locator("#game .end").get_by_text("Ergebnis").wait_for()
         assert page.locator("#game .end-table tbody tr").count() == 2
         assert page.locator("#board .koi-end").count() == 1  # the board says why it ended
-        assert kinds.get("shot") == 1  # the middle screenshot: a lantern chosen, its targets shown
+        # One move by keyboard alone; the middle screenshot shows a lantern chosen with its targets.
+        assert kinds.get("shot") == 1 and kinds.get("keyboard") == 1
         page.locator("#game .end").scroll_into_view_if_needed()
         shoot(page, f"{name}-end")
     finally:
