@@ -10,10 +10,22 @@ from typing import Any
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from tests.web.browsing import kept_on_failure, new_player, shoot, shown_n, start_solo
-from tests.web.conftest import WebPlatform
+from tests.web.browsing import kept_on_failure, new_player, shown_n, start_solo
+from tests.web.conftest import DESKTOP, PHONE, SCREENS, WebPlatform
 
 GAME_SECONDS = 420
+
+
+def shoot_at(page: Any, name: str, part: Any) -> None:
+    """As `shoot` (desktop and 360 px, nothing wider than the screen), each with `part` scrolled to the top."""
+    SCREENS.mkdir(parents=True, exist_ok=True)
+    size = page.viewport_size
+    for width, viewport in (("desktop", DESKTOP), ("360", PHONE)):
+        page.set_viewport_size(viewport)
+        part.evaluate("element => element.scrollIntoView({block: 'start'})")
+        page.screenshot(path=str(SCREENS / f"{name}-{width}.png"))
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"], name
+    page.set_viewport_size(size)
 
 
 def click_on_the_board(page: Any, shot: str = "", keyboard: bool = False) -> str:
@@ -38,8 +50,7 @@ def click_on_the_board(page: Any, shot: str = "", keyboard: bool = False) -> str
         fitting = board.locator('label.koi-pickcard:has(input[data-passt="1"])')
         (fitting.first if fitting.count() else board.locator("label.koi-pickcard").first).click()
         if shot:
-            board.locator(".koi-hand").scroll_into_view_if_needed()
-            shoot(page, shot)
+            shoot_at(page, shot, board.locator(".koi-hand"))
         targets = board.locator("button.koi-target:visible")
         rows = board.locator(".koi-rows button.koi-target:visible")
         (rows.first if rows.count() else targets.first).click()
@@ -106,7 +117,7 @@ def test_speedkoi_played_to_the_end_by_clicking_on_the_board(browser: Any, web_p
             page.locator("#board .koi").wait_for(timeout=60_000)
         assert page.locator("#board .koi-path").count() == 5
         assert page.locator("#board .koi-hand .koi-cards > li").count() == 8
-        shoot(page, f"{name}-start")
+        shoot_at(page, f"{name}-start", page.locator("#board"))
         kinds = play_on_the_board(page, name)
         assert kinds.get("lantern", 0) >= 5 and kinds.get("draw", 0) + kinds.get("take", 0) >= 5, kinds
         page.locator("#game .end").get_by_text("Ergebnis").wait_for()
@@ -114,7 +125,6 @@ def test_speedkoi_played_to_the_end_by_clicking_on_the_board(browser: Any, web_p
         assert page.locator("#board .koi-end").count() == 1  # the board says why it ended
         # One move by keyboard alone; the middle screenshot shows a lantern chosen with its targets.
         assert kinds.get("shot") == 1 and kinds.get("keyboard") == 1
-        page.locator("#game .end").scroll_into_view_if_needed()
-        shoot(page, f"{name}-end")
+        shoot_at(page, f"{name}-end", page.locator("#game .end"))
     finally:
         context.close()
