@@ -139,6 +139,7 @@ def test_move_words() -> None:
 
 def test_the_renderer_is_found_by_the_game_and_names_are_escaped() -> None:
     assert renderer_for("speedkoi") is speedkoi
+    assert not speedkoi.listed_move({"aktion": "ziehen", "von": "stapel"}, {})  # every move is on the board
     engine = registry.engine(RULES)
     position = engine.start(engine.normalize_config({"spielart": "laternenfest"}, 4), 4, b"e" * 32)
     page = str(speedkoi.render(view_of(engine, position, 4, 1, 1)))

@@ -107,6 +107,12 @@ def move_label(move: dict[str, Any], view: dict[str, Any]) -> str:
     return json.dumps(move, ensure_ascii=False, sort_keys=True)
 
 
+def listed_move(move: dict[str, Any], view: dict[str, Any]) -> bool:
+    """Whether the shell also lists this move among "Deine Züge" (the optional hook on main since board-nova):
+    no, every Speedkoi move is a button on the board (hand → row or pile, paths, piles, deck)."""
+    return False
+
+
 # ---- move buttons ------------------------------------------------------------------------------------------
 
 def _button(move: dict[str, Any], view: dict[str, Any], classes: str, text: str | None = None) -> Markup:
