@@ -54,8 +54,9 @@ def test_a_seat_never_sees_another_seats_hand_drawn() -> None:
     mine, theirs = table_view("speedkoi@1", 2, 0), table_view("speedkoi@1", 2, 1)
     page = TEMPLATES.get_template("_game.html").render({"game_id": "x", "csrf": "c", **game_context(mine)})
     page += str(game_context(mine)["board"])
-    assert str(generic.render_value(mine["board"]["du"]["hand"])) in page
-    assert str(generic.render_value(theirs["board"]["du"]["hand"])) not in page
+    hand_of = renderer_for("speedkoi").hand_mark  # the board writes the own hand into `data-hand`
+    assert f'data-hand="{hand_of(mine)}"' in page
+    assert f'data-hand="{hand_of(theirs)}"' not in page
 
 
 def test_the_end_table_orders_by_place_and_marks_the_player() -> None:

@@ -1,0 +1,450 @@
+"""Speedkoi's board: the five paths with their stones, tiles and every player's figures, the discard piles and
+the deck, the seat's hand as cards, every player's rows, points and tiles, the end warning with the standings.
+
+Moves by clicking on the board, drawn only from the view's `legal_moves` (so every button posts a complete legal
+move to the preview route, exactly as the generic move buttons do):
+
+- `legen`: the hand's lanterns are radio buttons ("Tippe eine Laterne in deiner Hand an"); choosing one shows
+  its targets (CSS `:has()`, no script): under the own row of its colour one button per way to play it (pilgrim
+  or master, which other figure steps on from the end stone), on the discard pile of its colour "abwerfen".
+- `libelle` / `steg`: a button on each path whose figure may step, "verzichten" beside the decision.
+- `koi`: a button on each discard pile that may be taken; `ziehen`: the deck and the piles one may draw from.
+
+Reads only the view's JSON (docs/services/web.md, "Board renderers: the contract"); deterministic.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from markupsafe import Markup
+
+COLOURS = ("gold", "indigo", "jade", "karmin", "silber")
+NAMES = {"gold": "Gold", "indigo": "Indigo", "jade": "Jade", "karmin": "Karmin", "silber": "Silber"}
+LETTERS = {"gold": "G", "indigo": "I", "jade": "J", "karmin": "K", "silber": "S"}
+"""Every path, row, pile and lantern carries its colour's letter: told apart without colour vision."""
+FIGURES = {"pilger": "Pilger", "meister": "Meister"}
+TILES = {"perle": ("Perle", "P"), "libelle": ("Libelle", "L"), "bluete1": ("Kirschblüte 1", "B1"),
+         "bluete2": ("Kirschblüte 2", "B2"), "bluete3": ("Kirschblüte 3", "B3"), "steg": ("Steg", "St"),
+         "koi": ("Koi", "Koi")}
+TILE_COUNTERS = {"perle": "Perlen", "libelle": "Libellen", "bluete": "Kirschblüten", "steg": "Stege", "koi": "Koi"}
+SEAT_SHAPES = ("kreis", "quadrat", "dreieck", "raute")
+"""Each seat's figures have their own shape (and carry the seat's number): told apart without colour."""
+WAYS = {"auf": "aufsteigend", "ab": "absteigend", None: "Richtung offen"}
+DECISIONS = {"libelle": "Libelle", "steg": "Steg", "koi": "Koi"}
+END_REASONS = {"ziel": "die fünfte Figur steht im Zielbereich", "stapel": "die letzte verdeckte Laterne ist gezogen"}
+MAX_HAND = 16
+"""Hand positions the style sheet has a selection rule for (8, plus one per Koi)."""
+
+STONE_GAP, STONE_X0, STONE_R = 44, 26, 17
+
+
+def _name(colour: Any) -> str:
+    return NAMES.get(str(colour), str(colour))
+
+
+def _number(value: Any) -> str:
+    """Signed numbers as the rule texts write them: −4, +3."""
+    number = int(value)
+    return f"−{-number}" if number < 0 else (f"+{number}" if number > 0 else "0")
+
+
+def _seat(view: dict[str, Any], seat: int) -> str:
+    seats = view.get("seats") or []
+    if 0 <= seat < len(seats) and seats[seat].get("name"):
+        return f"Platz {seat + 1} ({seats[seat]['name']})"
+    return f"Platz {seat + 1}"
+
+
+def _lantern(item: dict[str, Any]) -> str:
+    return f"{_name(item.get('farbe'))} {item.get('wert')}"
+
+
+def _pile_top(board: dict[str, Any], colour: str) -> int | None:
+    pile = (board.get("ablagen") or {}).get(colour) or []
+    return pile[-1] if pile else None
+
+
+def _own_figure(board: dict[str, Any], colour: str) -> str:
+    me = board.get("ich")
+    for player in board.get("spieler") or []:
+        if player.get("platz") == me:
+            figure = (player.get("figuren") or {}).get(colour)
+            if figure:
+                return f"{FIGURES.get(figure.get('art'), 'Figur')} {_name(colour)} → Stein {int(figure['stein']) + 1}"
+    return f"Figur {_name(colour)}"
+
+
+def move_label(move: dict[str, Any], view: dict[str, Any]) -> str:
+    """A legal move in the rule text's words: „Gold 7 anlegen (Meister)“, „Indigo 3 abwerfen“, „Libelle: Pilger
+    Jade → Stein 4“, „Verdeckt vom Stapel ziehen“; „– beendet die Partie“ where it ends the game."""
+    board = view.get("board") or {}
+    action = move.get("aktion")
+    end = " – beendet die Partie" if move.get("bestaetigt") else ""
+    if action == "anlegen":
+        words = f"{_name(move.get('farbe'))} {move.get('wert')} anlegen"
+        if move.get("figur"):
+            words += f" ({FIGURES.get(str(move['figur']), str(move['figur']))})"
+        if move.get("weiter"):
+            words += f", dafür zieht {_own_figure(board, str(move['weiter']))}"
+        return words + end
+    if action == "abwerfen":
+        return f"{_name(move.get('farbe'))} {move.get('wert')} abwerfen" + end
+    decision = DECISIONS.get(str((board.get("folge") or {}).get("art")), "Schritt")
+    if action == "schritt":
+        return f"{decision}: {_own_figure(board, str(move.get('pfad')))}" + end
+    if action == "verzichten":
+        return f"{decision}: verzichten" + end
+    if action == "koi":
+        colour = str(move.get("farbe"))
+        return f"Koi: {_name(colour)} {_pile_top(board, colour)} nehmen" + end
+    if action == "ziehen":
+        source = str(move.get("von"))
+        if source == "stapel":
+            return "Verdeckt vom Stapel ziehen" + end
+        return f"{_name(source)} {_pile_top(board, source)} von der Ablage nehmen" + end
+    return json.dumps(move, ensure_ascii=False, sort_keys=True)
+
+
+def listed_move(move: dict[str, Any], view: dict[str, Any]) -> bool:
+    """Whether the shell also lists this move among "Deine Züge" (the optional hook on main since board-nova):
+    no, every Speedkoi move is a button on the board (hand → row or pile, paths, piles, deck)."""
+    return False
+
+
+# ---- move buttons ------------------------------------------------------------------------------------------
+
+def _button(move: dict[str, Any], view: dict[str, Any], classes: str, text: str | None = None) -> Markup:
+    """A button posting the complete move to the preview, as the generic move buttons do."""
+    vals = json.dumps({"move": json.dumps(move, separators=(",", ":"), ensure_ascii=False), "n": view.get("n")},
+                      ensure_ascii=False)
+    label = move_label(move, view)
+    extra = " koi-ends" if move.get("bestaetigt") else ""
+    return Markup('<button type="button" class="koi-act {}{}" hx-post="/spiel/{}/vorschau" hx-target="#preview" '
+                  'hx-vals="{}" aria-label="{}">{}</button>').format(
+        classes, extra, view.get("game_id", ""), vals, label, text or label)
+
+
+def _moves(view: dict[str, Any]) -> list[dict[str, Any]]:
+    return [move for move in view.get("legal_moves") or [] if isinstance(move, dict)]
+
+
+# ---- the parts ---------------------------------------------------------------------------------------------
+
+def _status(view: dict[str, Any], board: dict[str, Any]) -> Markup:
+    goal = board.get("im_ziel") or {}
+    stand = board.get("stand") or {}
+    points = (stand.get("params") or {}).get("punkte") or []
+    standings = Markup("").join(
+        Markup('<li{}>{}: <strong>{}</strong></li>').format(
+            Markup(' class="me"') if seat == board.get("ich") else "", _seat(view, seat), _number(score))
+        for seat, score in enumerate(points))
+    deck = int((board.get("stapel") or {}).get("anzahl", 0))
+    parts = [Markup('<p class="koi-goal" aria-label="Im Ziel {0} von {1} Figuren">Im Ziel <strong>{0}/{1}</strong>'
+                    ' · verdeckt: <strong>{2}</strong> Laternen</p>').format(
+        goal.get("anzahl", 0), goal.get("ende_bei", 5), deck)]
+    parts.append(Markup('<ul class="koi-standings" aria-label="Zwischenstand">{}</ul>').format(standings))
+    if board.get("beendet"):
+        ende = board.get("ende") or {}
+        parts.append(Markup('<p class="koi-end">Die Partie ist zu Ende: {}.</p>').format(
+            END_REASONS.get(str(ende.get("grund")), str(ende.get("grund")))))
+    else:
+        ending = [move for move in _moves(view) if move.get("bestaetigt")]
+        near = int(goal.get("ende_bei", 5)) - int(goal.get("anzahl", 0))
+        if ending:
+            parts.append(Markup('<p class="warning koi-warning" role="alert">Achtung: {} beendet die Partie. '
+                                'Stand jetzt: {}.</p>').format(
+                "dieser Zug" if len(ending) == 1 else f"{len(ending)} deiner Züge",
+                ", ".join(f"{_seat(view, seat)} {_number(score)}" for seat, score in enumerate(points))))
+        elif near == 1 or deck <= 3:
+            parts.append(Markup('<p class="warning koi-warning">Das Ende ist nah: {}.</p>').format(
+                "noch eine Figur bis zum Zielbereich-Ende" if near == 1 else f"nur noch {deck} verdeckte Laternen"))
+    folge = board.get("folge")
+    if folge and not board.get("beendet"):
+        art = DECISIONS.get(str(folge.get("art")), str(folge.get("art")))
+        skip = [move for move in _moves(view) if move.get("aktion") == "verzichten"]
+        what = {"libelle": "Eine deiner Figuren auf Stein 1 bis 8 springt einen Stein weiter – wähle sie auf ihrem "
+                           "Pfad, oder verzichte.",
+                "steg": "Eine eigene Figur auf einem anderen Pfad (Stein 1 bis 8) zieht einen Stein weiter – wähle "
+                        "sie auf ihrem Pfad, oder verzichte.",
+                "koi": "Nimm die oberste Laterne einer Ablage zusätzlich auf die Hand."}
+        if skip or _moves(view):
+            parts.append(Markup('<p class="koi-decision"><strong>{}:</strong> {} {}</p>').format(
+                art, what.get(str(folge.get("art")), ""), Markup("").join(_button(m, view, "koi-skip") for m in skip)))
+        else:
+            parts.append(Markup('<p class="koi-decision">{}: {} entscheidet.</p>').format(
+                art, _seat(view, int(board.get("dran", 0)))))
+    return Markup('<section class="koi-status" aria-label="Stand">{}</section>').format(Markup("").join(parts))
+
+
+def _figure_svg(seat: int, art: str, x: float, y: float) -> Markup:
+    shape = SEAT_SHAPES[seat % len(SEAT_SHAPES)]
+    size = 9.5 if art == "meister" else 7.5
+    if shape == "kreis":
+        body = Markup('<circle cx="{}" cy="{}" r="{}"/>').format(x, y, size)
+    elif shape == "quadrat":
+        body = Markup('<rect x="{}" y="{}" width="{}" height="{}"/>').format(x - size, y - size, 2 * size, 2 * size)
+    elif shape == "dreieck":
+        body = Markup('<polygon points="{},{} {},{} {},{}"/>').format(
+            x, y - size - 1.5, x - size - 1.5, y + size, x + size + 1.5, y + size)
+    else:
+        body = Markup('<polygon points="{},{} {},{} {},{} {},{}"/>').format(
+            x, y - size - 2, x + size + 2, y, x, y + size + 2, x - size - 2, y)
+    mark = f"{seat + 1}M" if art == "meister" else str(seat + 1)
+    return Markup('<g class="koi-fig koi-seat{} koi-{}">{}<text x="{}" y="{}">{}</text></g>').format(
+        seat % 4, art, body, x, y + 3.5, mark)
+
+
+def _path(view: dict[str, Any], board: dict[str, Any], path: dict[str, Any], steps: list[dict[str, Any]]) -> Markup:
+    colour = str(path.get("farbe"))
+    name = _name(colour)
+    stones = path.get("steine") or []
+    figures: dict[int, list[tuple[int, str]]] = {}
+    for player in board.get("spieler") or []:
+        figure = (player.get("figuren") or {}).get(colour)
+        if figure:
+            figures.setdefault(int(figure["stein"]), []).append((int(player["platz"]), str(figure["art"])))
+    width = STONE_X0 * 2 + STONE_GAP * (len(stones) - 1)
+    drawn = []
+    for stone in stones:
+        number = int(stone["stein"])
+        x = STONE_X0 + STONE_GAP * (number - 1)
+        tile = stone.get("plaettchen")
+        here = figures.get(number, [])
+        words = [f"Stein {number}, Wert {_number(stone['wert'])}"]
+        if tile:
+            words.append(f"Plättchen {TILES.get(tile, (tile, ''))[0]}")
+        for seat, art in here:
+            words.append(f"{FIGURES.get(art, art)} von {_seat(view, seat)}")
+        goal = " koi-goalstone" if number >= 7 else ""
+        parts = [Markup('<circle class="koi-stone{}" cx="{}" cy="20" r="{}"/><text class="koi-val" x="{}" y="25">'
+                        '{}</text>').format(goal, x, STONE_R, x, _number(stone["wert"]))]
+        if tile:
+            letter = TILES.get(tile, (tile, "?"))[1]
+            parts.append(Markup('<rect class="koi-tile koi-tile-{}" x="{}" y="40" width="34" height="15" rx="4"/>'
+                                '<text class="koi-tiletext" x="{}" y="51">{}</text>').format(
+                tile, x - 17, x, letter))
+        for index, (seat, art) in enumerate(sorted(here)):
+            fx = x - 10 + 20 * (index % 2)
+            fy = 70 + 20 * (index // 2)
+            parts.append(_figure_svg(seat, art, fx, fy))
+        drawn.append(Markup('<g role="img" aria-label="{}">{}</g>').format(", ".join(words), Markup("").join(parts)))
+    end = path.get("endstein") or {}
+    arrived = ", ".join(_seat(view, int(seat)) for seat in end.get("erreicht") or []) or "noch niemand"
+    teahouse = ""
+    if end.get("teehaus_bonus") is not None:
+        bonus = int(end.get("teehaus_bonus") or 0)
+        teahouse = f" · Teehaus: {'+' + str(bonus) + ' zu haben' if bonus else 'kein Bonus mehr'}"
+    figures_words = "; ".join(f"{FIGURES.get(art, art)} von {_seat(view, seat)} auf Stein {number}"
+                              for number, here in sorted(figures.items()) for seat, art in here) or "keine Figuren"
+    buttons = Markup("").join(_button(move, view, "koi-step") for move in steps)
+    return Markup(
+        '<li class="koi-path koi-c-{0}" aria-label="Pfad {1}: {2}">'
+        '<div class="koi-pathhead"><span class="koi-letter" aria-hidden="true">{3}</span> <strong>Pfad {1}</strong>'
+        '<span class="koi-arrived"> · Endstein: {4}{5}</span></div>'
+        '<svg class="koi-pathsvg" viewBox="0 0 {6} 100" role="group" aria-label="Steine des Pfads {1}">'
+        '<line class="koi-line" x1="{7}" y1="20" x2="{8}" y2="20"/>{9}</svg>{10}</li>').format(
+        colour, name, figures_words, LETTERS.get(colour, "?"), arrived, teahouse, width, STONE_X0,
+        width - STONE_X0, Markup("").join(drawn),
+        Markup('<div class="koi-targets">{}</div>').format(buttons) if steps else "")
+
+
+def _paths(view: dict[str, Any], board: dict[str, Any]) -> Markup:
+    steps: dict[str, list[dict[str, Any]]] = {}
+    for move in _moves(view):
+        if move.get("aktion") == "schritt":
+            steps.setdefault(str(move.get("pfad")), []).append(move)
+    items = Markup("").join(_path(view, board, path, steps.get(str(path.get("farbe")), []))
+                            for path in board.get("pfade") or [])
+    legend = Markup("").join(
+        Markup('<li><svg class="koi-legend" viewBox="0 0 24 24" aria-hidden="true">{}</svg>{}</li>').format(
+            _figure_svg(seat, "pilger", 12, 12), _seat(view, seat))
+        for seat in range(int(board.get("plaetze") or 0)))
+    tiles = "P Perle · L Libelle · B1–B3 Kirschblüte" + (
+        " · St Steg · Koi" if (board.get("einstellungen") or {}).get("spielart") == "laternenfest" else "")
+    return Markup('<section class="koi-paths" aria-label="Pfade"><h3>Pfade zum Teehaus</h3>'
+                  '<ul class="koi-legendlist" aria-label="Figuren der Plätze (M: Meister)">{}</ul>'
+                  '<p class="koi-tilekey">{} · M Meister · Stein 7–9: Zielbereich</p>'
+                  '<ol class="koi-pathlist">{}</ol></section>').format(legend, tiles, items)
+
+
+def _hand_targets(view: dict[str, Any], hand: list[dict[str, Any]]) -> dict[tuple[str, str], list[Markup]]:
+    """The `legen` moves as buttons, by where they go ("reihe"/"ablage", colour), each shown while one of the
+    hand positions holding its lantern is chosen."""
+    positions: dict[tuple[str, int], list[int]] = {}
+    for index, item in enumerate(hand[:MAX_HAND]):
+        positions.setdefault((str(item.get("farbe")), int(item.get("wert", -1))), []).append(index)
+    targets: dict[tuple[str, str], list[Markup]] = {}
+    for move in _moves(view):
+        action = move.get("aktion")
+        if action not in ("anlegen", "abwerfen"):
+            continue
+        colour = str(move.get("farbe"))
+        where = positions.get((colour, int(move.get("wert", -1))), [])
+        if not where:
+            continue
+        classes = "koi-target " + " ".join(f"koi-t-{index}" for index in where)
+        targets.setdefault(("reihe" if action == "anlegen" else "ablage", colour), []).append(
+            _button(move, view, classes))
+    return targets
+
+
+def _piles(view: dict[str, Any], board: dict[str, Any], targets: dict[tuple[str, str], list[Markup]]) -> Markup:
+    takes: dict[str, list[dict[str, Any]]] = {}
+    deck_moves = []
+    for move in _moves(view):
+        if move.get("aktion") == "koi":
+            takes.setdefault(str(move.get("farbe")), []).append(move)
+        elif move.get("aktion") == "ziehen":
+            if move.get("von") == "stapel":
+                deck_moves.append(move)
+            else:
+                takes.setdefault(str(move.get("von")), []).append(move)
+    deck = int((board.get("stapel") or {}).get("anzahl", 0))
+    aside = int((board.get("beiseite") or {}).get("anzahl", 0))
+    items = [Markup('<li class="koi-pile koi-deck" aria-label="Stapel: {0} verdeckte Laternen">'
+                    '<span class="koi-pilehead">Stapel</span><span class="koi-card koi-back">{0}</span>{1}{2}</li>')
+             .format(deck, Markup(" <small>({} beiseite)</small>").format(aside) if aside else "",
+                     Markup("").join(_button(move, view, "koi-draw", "Verdeckt ziehen") for move in deck_moves))]
+    discarded = board.get("abgeworfen")
+    for colour in COLOURS:
+        pile = list((board.get("ablagen") or {}).get(colour) or [])
+        top = (Markup('<span class="koi-card koi-c-{}" aria-hidden="true">{}&#8239;{}</span>').format(
+            colour, LETTERS[colour], pile[-1]) if pile else Markup('<span class="koi-card koi-empty">–</span>'))
+        below = ", ".join(str(value) for value in pile[:-1])
+        words = f"Ablage {_name(colour)}: " + (f"oben {pile[-1]}" + (f", darunter {below}" if below else "")
+                                              if pile else "leer")
+        if discarded == colour:
+            words += " (eben abgeworfen, nicht nehmbar)"
+        buttons = [_button(move, view, "koi-take",
+                           f"{'Koi: ' if move.get('aktion') == 'koi' else ''}{_name(colour)} {pile[-1] if pile else ''}"
+                           " nehmen") for move in takes.get(colour, [])]
+        buttons += targets.get(("ablage", colour), [])
+        items.append(Markup('<li class="koi-pile" aria-label="{}"><span class="koi-pilehead">{}</span>{}'
+                            '<span class="koi-under">{}</span>{}</li>').format(
+            words, _name(colour), top, f"darunter {below}" if below else "", Markup("").join(buttons)))
+    return Markup('<section class="koi-piles" aria-label="Stapel und Ablagen"><h3>Stapel und Ablagen</h3>'
+                  '<ul class="koi-pilelist">{}</ul></section>').format(Markup("").join(items))
+
+
+def _brings(item: dict[str, Any]) -> str:
+    info = item.get("bringt")
+    if not item.get("passt") or not isinstance(info, dict):
+        return "passt in keine deiner Reihen"
+    if info.get("art") == "neuer_pfad":
+        if info.get("fragt"):
+            return (f"neuer Pfad: Pilger {_number(info.get('punkte', 0))} oder Meister "
+                    f"{_number(info.get('punkte_meister') or 0)}")
+        return f"neuer Pfad: {FIGURES.get(str(info.get('figur')), 'Figur')} {_number(info.get('punkte', 0))}"
+    if info.get("art") == "schritt":
+        words = f"{FIGURES.get(str(info.get('figur')), 'Figur')} → Stein {info.get('nach')} " \
+                f"({_number(info.get('punkte', 0))})"
+        if info.get("plaettchen"):
+            words += f", {TILES.get(str(info['plaettchen']), (str(info['plaettchen']), ''))[0]}"
+        return words
+    if info.get("nur_reihe"):
+        return "Endstein erreicht: nur Reihe"
+    return "Endstein erreicht: eine andere Figur zieht"
+
+
+def hand_mark(view: dict[str, Any]) -> str:
+    """The own hand as the board writes it into `data-hand` (tests: another seat's hand never shows)."""
+    hand = ((view.get("board") or {}).get("du") or {}).get("hand") or []
+    return " ".join(f"{item.get('farbe')}-{item.get('wert')}" for item in hand)
+
+
+def _hand(view: dict[str, Any], board: dict[str, Any]) -> Markup:
+    own = board.get("du")
+    if not isinstance(own, dict):
+        return Markup("")
+    hand = own.get("hand") or []
+    choosing = any(move.get("aktion") in ("anlegen", "abwerfen") for move in _moves(view))
+    cards = []
+    for index, item in enumerate(hand):
+        colour = str(item.get("farbe"))
+        words = f"{_lantern(item)}: {_brings(item)}"
+        if item.get("gegner"):
+            words += "; passt auch bei " + ", ".join(_seat(view, int(seat)) for seat in item["gegner"])
+        fits = " koi-fits" if item.get("passt") else " koi-nofit"
+        face = Markup('<span class="koi-card koi-c-{}{}" aria-hidden="true">{}&#8239;{}</span>').format(
+            colour, fits, LETTERS.get(colour, "?"), item.get("wert"))
+        if choosing and index < MAX_HAND:
+            cards.append(Markup('<li><label class="koi-pickcard"><input type="radio" name="koi-wahl" '
+                                'class="koi-pick" id="koi-pick-{}" data-passt="{}" aria-label="{}">{}</label></li>')
+                         .format(index, "1" if item.get("passt") else "0", words, face))
+        else:
+            cards.append(Markup('<li aria-label="{}">{}</li>').format(words, face))
+    hint = (Markup('<p class="koi-hint">Tippe eine Laterne an: unter deinen Reihen und auf den Ablagen erscheinen '
+                   'die Möglichkeiten.</p>') if choosing else "")
+    return Markup('<section class="koi-hand" aria-label="Deine Hand: {} Laternen" data-hand="{}"><h3>Deine Hand</h3>'
+                  '{}<ul class="koi-cards">{}</ul></section>').format(
+        len(hand), hand_mark(view), hint, Markup("").join(cards))
+
+
+def _rows(player: dict[str, Any], targets: dict[tuple[str, str], list[Markup]] | None) -> Markup:
+    rows = []
+    for colour in COLOURS:
+        row = (player.get("reihen") or {}).get(colour) or {}
+        values = list(row.get("werte") or [])
+        way = WAYS.get(row.get("richtung"), "Richtung offen")
+        cells = Markup("").join(Markup('<span class="koi-card koi-small koi-c-{}">{}</span>').format(colour, value)
+                                for value in values)
+        words = f"Reihe {_name(colour)}, {way}, {len(values)} Laternen" + (
+            f": {', '.join(str(v) for v in values)}" if values else "")
+        arrow = {"auf": "↑", "ab": "↓"}.get(str(row.get("richtung")), "·")
+        buttons = Markup("").join((targets or {}).get(("reihe", colour), []))
+        rows.append(Markup('<li class="koi-row" aria-label="{}"><span class="koi-letter koi-c-{}" aria-hidden="true">'
+                           '{}</span><span class="koi-way" aria-hidden="true">{}</span>'
+                           '<span class="koi-rowcards" aria-hidden="true">{}</span>{}</li>').format(
+            words, colour, LETTERS[colour], arrow, cells or Markup('<span class="koi-emptyrow">leer</span>'),
+            Markup('<span class="koi-targets">{}</span>').format(buttons) if buttons else ""))
+    return Markup('<ul class="koi-rows">{}</ul>').format(Markup("").join(rows))
+
+
+def _player(view: dict[str, Any], board: dict[str, Any], player: dict[str, Any],
+            targets: dict[tuple[str, str], list[Markup]] | None) -> Markup:
+    seat = int(player.get("platz", 0))
+    me = seat == board.get("ich")
+    tiles = player.get("plaettchen") or {}
+    counters = ", ".join(f"{TILE_COUNTERS[kind]} {tiles.get(kind, 0)}" for kind in TILE_COUNTERS
+                         if kind in ("perle", "libelle", "bluete") or tiles.get(kind))
+    facts = [f"{player.get('hand', 0)} Laternen auf der Hand", f"Pilger frei {player.get('pilger_frei', 0)}",
+             f"Meister {'frei' if player.get('meister_frei') else 'unterwegs'}", counters,
+             f"Blütenpunkte {player.get('blueten', 0)}"]
+    if (board.get("einstellungen") or {}).get("spielart") == "laternenfest":
+        facts.append(f"Teehaus-Bonus {player.get('teehaus', 0)}")
+    known = player.get("hand_bekannt") or []
+    if known and not me:
+        facts.append("offen genommen: " + ", ".join(_lantern(item) for item in known))
+    last = (player.get("zuletzt") or {}).get("text") if isinstance(player.get("zuletzt"), dict) else None
+    lines = Markup("").join(Markup("<li>{}</li>").format(line.get("label", ""))
+                            for line in player.get("rechenweg") or [] if isinstance(line, dict))
+    turn = " koi-turn" if board.get("dran") == seat and not board.get("beendet") else ""
+    legend = Markup('<svg class="koi-legend" viewBox="0 0 24 24" aria-hidden="true">{}</svg>').format(
+        _figure_svg(seat, "pilger", 12, 12))
+    return Markup(
+        '<section class="koi-player{0}{1}" aria-label="{2}{3}: {4} Punkte">'
+        '<h3>{5}{2}{3} · <span class="koi-points">{4} Punkte</span></h3>'
+        '<p class="koi-facts">{6}</p>{7}{8}<details><summary>Rechenweg</summary><ul>{9}</ul></details></section>'
+        ).format(" koi-me" if me else "", turn, _seat(view, seat), " – du" if me else "",
+                 _number(player.get("punkte", 0)), legend, " · ".join(facts),
+                 Markup('<p class="koi-last">zuletzt: {}</p>').format(last) if last else "",
+                 _rows(player, targets if me else None), lines)
+
+
+def render(view: dict[str, Any]) -> Markup:
+    """The seat's Speedkoi board (docs/services/web.md: Speedkoi's board)."""
+    board = view.get("board")
+    if not isinstance(board, dict):
+        return Markup('<div class="board koi" aria-label="Speedkoi"></div>')
+    own: dict[str, Any] = board["du"] if isinstance(board.get("du"), dict) else {}
+    targets = _hand_targets(view, list(own.get("hand") or []))
+    players = list(board.get("spieler") or [])
+    me = board.get("ich")
+    ordered = [p for p in players if p.get("platz") == me] + [p for p in players if p.get("platz") != me]
+    spielart = "Laternenfest" if (board.get("einstellungen") or {}).get("spielart") == "laternenfest" else "klassisch"
+    return Markup('<div class="board koi" aria-label="Speedkoi, {}">{}{}<div class="koi-main">{}{}</div>'
+                  '<div class="koi-players">{}</div></div>').format(
+        spielart, _status(view, board), _paths(view, board), _hand(view, board), _piles(view, board, targets),
+        Markup("").join(_player(view, board, player, targets) for player in ordered))
