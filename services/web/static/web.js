@@ -52,4 +52,23 @@
       target.dispatchEvent(new MouseEvent("click", { bubbles: true }));
     }
   });
+
+  // Two-click board moves (Speedmosaik): a button with data-pick (a colour in a display) selects the first half
+  // of a move and shows the buttons with the same data-pick-for (the targets, each carrying a complete legal
+  // move to the preview); clicking it again, or another pick, changes the selection. Everything else is htmx.
+  document.addEventListener("click", function (event) {
+    var pick = event.target.closest ? event.target.closest("[data-pick]") : null;
+    var board = pick ? pick.closest(".board") : null;
+    if (!board) {
+      return;
+    }
+    var key = pick.getAttribute("data-pick");
+    var on = pick.getAttribute("aria-pressed") !== "true";
+    board.querySelectorAll("[data-pick]").forEach(function (other) {
+      other.setAttribute("aria-pressed", other === pick && on ? "true" : "false");
+    });
+    board.querySelectorAll("[data-pick-for]").forEach(function (target) {
+      target.hidden = !(on && target.getAttribute("data-pick-for") === key);
+    });
+  });
 })();
