@@ -53,7 +53,7 @@ def test_every_state_is_drawn_and_every_legal_move_is_on_the_board_with_its_own_
         config: dict[str, Any], seats: int) -> None:
     for view in views(config, seats, every=7 if seats > 2 else 3):
         board = str(speedmosaik.render(view))
-        assert board.startswith(f'<div class="board mosaik {config["workshop"]}">')
+        assert board.startswith(f'<div class="board mosaik {config["workshop"]}" data-n="{view["n"]}">')
         assert "<script" not in board and "style=" not in board
         labels = [speedmosaik.move_label(move, view) for move in view["legal_moves"]]
         assert all(labels) and len(set(labels)) == len(labels), labels

@@ -205,3 +205,9 @@ def player_head(view: dict[str, Any], player: dict[str, Any], extra: str = "") -
     return Markup('<h3>{0}{1}{2} · {3} Punkte{4}</h3>').format(
         seat_name(view, seat), " (du)" if mine else "", " · am Zug" if moving else "", player.get("punkte", 0),
         extra)
+
+
+def root(workshop: str, view: dict[str, Any], *parts: Markup) -> Markup:
+    """The board's outer element; `data-n` is the event number it shows (the browser tests wait for it)."""
+    body = Markup("").join(parts[:-1]) + Markup('<div class="mz-players">{}</div>').format(parts[-1])
+    return Markup('<div class="board mosaik {0}" data-n="{1}">{2}</div>').format(workshop, view.get("n", ""), body)

@@ -132,5 +132,4 @@ def render(view: dict[str, Any]) -> Markup:
                     ("Deckel", lid.get("anzahl", 0)), ("Startstein", holder)])
     players = Markup("").join(_player(view, player, free)
                               for player in c.order_players(view, board.get("spieler") or []))
-    return Markup('<div class="board mosaik kachelwand">{0}{1}<div class="mz-players">{2}</div></div>').format(
-        head, c.displays(view, move_label), players)
+    return c.root("kachelwand", view, head, c.displays(view, move_label), players)

@@ -146,5 +146,4 @@ def render(view: dict[str, Any]) -> Markup:
                     ("Startstein", "in der Mitte" if start.get("in_mitte") else c.seat_name(view, start.get("platz")))])
     head += Markup('<div class="mz-bonus" aria-hidden="true">{}</div>').format(c.tiles_svg(bonus))
     players = Markup("").join(_player(view, player) for player in c.order_players(view, board.get("spieler") or []))
-    return Markup('<div class="board mosaik kirchenfenster">{0}{1}<div class="mz-players">{2}</div></div>').format(
-        head, c.displays(view, move_label), players)
+    return c.root("kirchenfenster", view, head, c.displays(view, move_label), players)

@@ -146,5 +146,4 @@ def render(view: dict[str, Any]) -> Markup:
                     ("Beutel", (board.get("beutel") or {}).get("anzahl", 0)), ("Turm", tower.get("anzahl", 0)),
                     ("Startstein", "in der Mitte" if start.get("in_mitte") else c.seat_name(view, start.get("platz")))])
     players = Markup("").join(_player(view, player) for player in c.order_players(view, board.get("spieler") or []))
-    return Markup('<div class="board mosaik sternpavillon">{0}{1}{2}<div class="mz-players">{3}</div></div>').format(
-        head, c.displays(view, move_label), _supply(view), players)
+    return c.root("sternpavillon", view, head, c.displays(view, move_label), _supply(view), players)

@@ -1,0 +1,96 @@
+"""Speedmosaik on its own board in a real browser: each workshop played to the end against a computer (turbo)
+by clicking on the board only — a colour in a display, then the row, strip or star space of the player's own
+board — with the API's preview confirmed each time. Screenshots per workshop: start, middle (a colour picked,
+its targets shown), end."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+from tests.web.browsing import kept_on_failure, new_player, shoot, shown_n, start_solo
+from tests.web.conftest import WebPlatform
+
+WORKSHOP_SECONDS = 420
+BOARD = "#board .mosaik"
+
+
+def _my_turn(page: Any) -> bool:
+    """Wait until the game ended or the board shows the state the game part shows with moves for this seat."""
+    page.locator("#game .end, #game button.move").first.wait_for(timeout=60_000)
+    if page.locator("#game .end").count():
+        return False
+    page.wait_for_function(
+        "() => { const s = document.querySelector('#game .status'); const b = document.querySelector('#board .mosaik');"
+        " return s && b && b.dataset.n === s.dataset.n; }", timeout=30_000)
+    return True
+
+
+def _board_move(page: Any, shot: str | None = None) -> None:
+    """One move by clicking on the board: a pick (a colour, a star space) and then its first target, or else a
+    move button of the board itself; then the preview's "Zug ausführen"."""
+    before = shown_n(page)
+    picks = page.locator(f"{BOARD} button.mz-pick")
+    if picks.count():
+        pick = picks.last
+        key = pick.get_attribute("data-pick")
+        pick.click(timeout=10_000)
+        target = page.locator(f'{BOARD} button.mz-target[data-pick-for="{key}"]:visible').first
+        target.wait_for(timeout=10_000)
+        assert pick.get_attribute("aria-pressed") == "true"
+        if shot:
+            shoot(page, shot)
+        target.click(timeout=10_000)
+    else:
+        page.locator(f"{BOARD} button.mz-move:not(.mz-target)").first.click(timeout=10_000)
+    page.locator("#preview button.confirm").click(timeout=10_000)
+    page.wait_for_function("n => Number(document.querySelector('#game .status').dataset.n) > n", arg=before,
+                           timeout=20_000)
+
+
+def _play_on_the_board(page: Any, name: str) -> int:
+    moves, retries, deadline = 0, 0, time.monotonic() + WORKSHOP_SECONDS
+    while time.monotonic() < deadline:
+        with kept_on_failure(page, name):
+            if not _my_turn(page):
+                return moves
+        try:
+            _board_move(page, shot=f"{name}-middle" if moves == 8 else None)
+        except PlaywrightTimeout:
+            # A live update may redraw the board under the click, or a refused outdated move left its reason in
+            # the preview: cancel it and look again.
+            retries += 1
+            assert retries <= 8, "board moves kept failing"
+            if page.locator("#preview .cancel").count():
+                page.locator("#preview .cancel").click()
+            continue
+        moves += 1
+    raise AssertionError(f"{name} did not end in time")
+
+
+@pytest.mark.parametrize("workshop", ["Kachelwand", "Kirchenfenster", "Sternpavillon"])
+def test_a_workshop_is_played_to_the_end_by_clicking_on_the_board(browser: Any, web_platform: WebPlatform,
+                                                                  workshop: str) -> None:
+    started = time.monotonic()
+    name = f"speedmosaik-{workshop.lower()}"
+    context, page = new_player(browser, web_platform, f"Mila {workshop}")
+    console: list[str] = []
+    page.on("console", lambda message: console.append(message.text))
+    try:
+        start_solo(page, "speedmosaik", {"Werkstatt": workshop})
+        page.locator(BOARD).wait_for()
+        assert page.locator(f"{BOARD}.{workshop.lower()}").count() == 1
+        _my_turn(page)
+        shoot(page, f"{name}-start")
+        moves = _play_on_the_board(page, name)
+        end = page.locator("#game .end")
+        assert "Ergebnis" in end.inner_text() and f"Mila {workshop} (du)" in end.inner_text()
+        assert moves >= 5
+        shoot(page, f"{name}-end")
+        assert not [text for text in console if "Content Security Policy" in text], console
+        print(f"\n{workshop}: {moves} moves on the board in {time.monotonic() - started:.1f} s")
+    finally:
+        context.close()
