@@ -1,7 +1,7 @@
 """Speedmosaik on its own board in a real browser: each workshop played to the end against a computer (turbo)
 by clicking on the board only — a colour in a display, then the row, strip or star space of the player's own
-board — with the API's preview confirmed each time. Screenshots per workshop: start, middle (a colour picked,
-its targets shown), end."""
+board — with the API's preview confirmed each time. Screenshots per workshop: start, middle (after the 8th
+move, with a colour or star space picked and its targets shown where that move is two clicks), end."""
 
 from __future__ import annotations
 
@@ -29,10 +29,16 @@ def _my_turn(page: Any) -> bool:
     return True
 
 
-def _board_move(page: Any, shot: str | None = None) -> None:
+def _shoot_board(page: Any, name: str) -> None:
+    """Screenshots with the board in view (the visible part: the move list above it is long)."""
+    page.evaluate("document.querySelector('#board').scrollIntoView()")
+    shoot(page, name)
+
+
+def _board_move(page: Any, shot: str | None = None) -> bool:
     """One move by clicking on the board: a pick (a colour, a star space) and then its first target, or else a
-    move button of the board itself; then the preview's "Zug ausführen"."""
-    before = shown_n(page)
+    move button of the board itself; then the preview's "Zug ausführen". True when `shot` was taken."""
+    before, shot_taken = shown_n(page), False
     picks = page.locator(f"{BOARD} button.mz-pick")
     if picks.count():
         pick = picks.last
@@ -42,23 +48,28 @@ def _board_move(page: Any, shot: str | None = None) -> None:
         target.wait_for(timeout=10_000)
         assert pick.get_attribute("aria-pressed") == "true"
         if shot:
-            shoot(page, shot)
+            _shoot_board(page, shot)
+            shot_taken = True
         target.click(timeout=10_000)
     else:
+        if shot:
+            _shoot_board(page, shot)
+            shot_taken = True
         page.locator(f"{BOARD} button.mz-move:not(.mz-target)").first.click(timeout=10_000)
     page.locator("#preview button.confirm").click(timeout=10_000)
     page.wait_for_function("n => Number(document.querySelector('#game .status').dataset.n) > n", arg=before,
                            timeout=20_000)
+    return shot_taken
 
 
-def _play_on_the_board(page: Any, name: str) -> int:
-    moves, retries, deadline = 0, 0, time.monotonic() + WORKSHOP_SECONDS
+def _play_on_the_board(page: Any, name: str) -> tuple[int, bool]:
+    moves, retries, deadline, middle = 0, 0, time.monotonic() + WORKSHOP_SECONDS, False
     while time.monotonic() < deadline:
         with kept_on_failure(page, name):
             if not _my_turn(page):
-                return moves
+                return moves, middle
         try:
-            _board_move(page, shot=f"{name}-middle" if moves == 8 else None)
+            middle = _board_move(page, shot=f"{name}-middle" if moves >= 8 and not middle else None) or middle
         except PlaywrightTimeout:
             # A live update may redraw the board under the click, or a refused outdated move left its reason in
             # the preview: cancel it and look again.
@@ -84,12 +95,13 @@ def test_a_workshop_is_played_to_the_end_by_clicking_on_the_board(browser: Any, 
         page.locator(BOARD).wait_for()
         assert page.locator(f"{BOARD}.{workshop.lower()}").count() == 1
         _my_turn(page)
-        shoot(page, f"{name}-start")
-        moves = _play_on_the_board(page, name)
+        _shoot_board(page, f"{name}-start")
+        moves, middle = _play_on_the_board(page, name)
         end = page.locator("#game .end")
         assert "Ergebnis" in end.inner_text() and f"Mila {workshop} (du)" in end.inner_text()
-        assert moves >= 5
-        shoot(page, f"{name}-end")
+        assert moves >= 5 and middle
+        shoot(page, f"{name}-end")  # the end table on top
+        _shoot_board(page, f"{name}-end-board")
         assert not [text for text in console if "Content Security Policy" in text], console
         print(f"\n{workshop}: {moves} moves on the board in {time.monotonic() - started:.1f} s")
     finally:
