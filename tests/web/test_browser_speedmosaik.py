@@ -12,7 +12,7 @@ import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from tests.web.browsing import kept_on_failure, new_player, shoot, shown_n, start_solo
-from tests.web.conftest import WebPlatform
+from tests.web.conftest import DESKTOP, PHONE, SCREENS, WebPlatform
 
 WORKSHOP_SECONDS = 420
 BOARD = "#board .mosaik"
@@ -30,9 +30,15 @@ def _my_turn(page: Any) -> bool:
 
 
 def _shoot_board(page: Any, name: str) -> None:
-    """Screenshots with the board in view (the visible part: the move list above it is long)."""
-    page.evaluate("document.querySelector('#board').scrollIntoView()")
-    shoot(page, name)
+    """Screenshots (desktop and 360 px) with the board scrolled into view: the move list above it is long."""
+    SCREENS.mkdir(parents=True, exist_ok=True)
+    size = page.viewport_size
+    for viewport, suffix in ((DESKTOP, "desktop"), (PHONE, "360")):
+        page.set_viewport_size(viewport)
+        page.evaluate("document.querySelector('#board').scrollIntoView()")
+        page.screenshot(path=str(SCREENS / f"{name}-{suffix}.png"))
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"], name  # usable at 360 px
+    page.set_viewport_size(size)
 
 
 def _board_move(page: Any, shot: str | None = None) -> bool:

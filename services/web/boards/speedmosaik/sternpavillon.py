@@ -73,9 +73,10 @@ def _stars(view: dict[str, Any], player: dict[str, Any], mine: bool) -> Markup:
                             '<span class="mz-name">{1}</span><span class="mz-ring">{3}</span></li>').format(
             c.css(star.get("farbe")) if star.get("farbe") else "t-mitte", _star(star.get("stern")), filled,
             Markup("").join(cells)))
-    pay = Markup('<div class="mz-pay" aria-label="Bezahlen">{}</div>').format(Markup("").join(targets)) \
-        if targets else Markup("")
-    return Markup('<ol class="mz-stars" aria-label="Sterne">{0}</ol>{1}').format(Markup("").join(stars), pay)
+    pay = Markup('<div class="mz-pay" role="group" aria-label="Bezahlen">{}</div>').format(
+        Markup("").join(targets)) if targets else Markup("")
+    # the payment choices above the stars: after picking a space they show where the eye already is
+    return Markup('{1}<ol class="mz-stars" aria-label="Sterne">{0}</ol>').format(Markup("").join(stars), pay)
 
 
 def _player(view: dict[str, Any], player: dict[str, Any]) -> Markup:
