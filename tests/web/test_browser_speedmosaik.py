@@ -112,3 +112,25 @@ def test_a_workshop_is_played_to_the_end_by_clicking_on_the_board(browser: Any, 
         print(f"\n{workshop}: {moves} moves on the board in {time.monotonic() - started:.1f} s")
     finally:
         context.close()
+
+
+def test_a_take_on_the_board_by_keyboard_alone(browser: Any, web_platform: WebPlatform) -> None:
+    context, page = new_player(browser, web_platform, "Tastatur")
+    try:
+        with kept_on_failure(page, "speedmosaik-keyboard"):
+            start_solo(page, "speedmosaik", {"Werkstatt": "Kachelwand"})
+            assert _my_turn(page)
+            before = shown_n(page)
+            pick = page.locator(f"{BOARD} button.mz-pick").first
+            pick.focus()
+            page.keyboard.press("Enter")
+            assert pick.get_attribute("aria-pressed") == "true"
+            focused = page.evaluate("document.activeElement.getAttribute('data-pick-for')")
+            assert focused == pick.get_attribute("data-pick")  # on to the first target of that colour
+            page.keyboard.press("Enter")
+            page.locator("#preview button.confirm").wait_for()
+            assert page.evaluate("document.activeElement.classList.contains('confirm')")
+            page.keyboard.press("Enter")
+            page.wait_for_function("n => Number(document.querySelector('#game .status').dataset.n) > n", arg=before)
+    finally:
+        context.close()

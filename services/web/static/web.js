@@ -67,8 +67,13 @@
     board.querySelectorAll("[data-pick]").forEach(function (other) {
       other.setAttribute("aria-pressed", other === pick && on ? "true" : "false");
     });
+    var first = null;
     board.querySelectorAll("[data-pick-for]").forEach(function (target) {
       target.hidden = !(on && target.getAttribute("data-pick-for") === key);
+      first = first || (target.hidden ? null : target);
     });
+    if (first && event.detail === 0) {
+      first.focus(); // chosen by keyboard (Enter or Space): on to the first target
+    }
   });
 })();

@@ -19,7 +19,10 @@ def move_label(move: dict[str, Any], view: dict[str, Any]) -> str | None:
     if "spalte" in move and len(move) <= 2:
         choice = _choice(view)
         where = f" für {c.name(choice.get('farbe'))} in Wandreihe {choice.get('reihe')}" if choice else ""
-        return f"Wand: Spalte {move['spalte']}{where}"
+        points = [option.get("punkte") for option in (choice or {}).get("spalten") or []
+                  if isinstance(option, dict) and option.get("spalte") == move["spalte"]]
+        gain = f" ({points[0]:+d} Punkte)" if points and isinstance(points[0], int) else ""
+        return f"Wand: Spalte {move['spalte']}{where}{gain}"
     if c.take_key(move) is None or "reihe" not in move:
         return None
     count = c.source_count(board, move)
