@@ -88,18 +88,25 @@ def _play_on_the_board(page: Any, name: str) -> tuple[int, bool]:
     raise AssertionError(f"{name} did not end in time")
 
 
-@pytest.mark.parametrize("workshop", ["Kachelwand", "Kirchenfenster", "Sternpavillon"])
+@pytest.mark.parametrize(("workshop", "options", "name"), [
+    ("Kachelwand", {}, "speedmosaik-kachelwand"),
+    ("Kachelwand", {"Wand": "frei", "Joker": "mit Jokern"}, "speedmosaik-kachelwand-frei"),
+    ("Kirchenfenster", {}, "speedmosaik-kirchenfenster"),
+    ("Sternpavillon", {}, "speedmosaik-sternpavillon"),
+], ids=["kachelwand", "kachelwand-frei-joker", "kirchenfenster", "sternpavillon"])
 def test_a_workshop_is_played_to_the_end_by_clicking_on_the_board(browser: Any, web_platform: WebPlatform,
-                                                                  workshop: str) -> None:
+                                                                  workshop: str, options: dict[str, str],
+                                                                  name: str) -> None:
     started = time.monotonic()
-    name = f"speedmosaik-{workshop.lower()}"
     context, page = new_player(browser, web_platform, f"Mila {workshop}")
     console: list[str] = []
     page.on("console", lambda message: console.append(message.text))
     try:
-        start_solo(page, "speedmosaik", {"Werkstatt": workshop})
+        start_solo(page, "speedmosaik", {"Werkstatt": workshop, **options})
         page.locator(BOARD).wait_for()
         assert page.locator(f"{BOARD}.{workshop.lower()}").count() == 1
+        if options.get("Wand") == "frei":
+            assert page.locator(f'{BOARD} .mz-wall[aria-label="Wand (frei)"]').count() == 2
         _my_turn(page)
         _shoot_board(page, f"{name}-start")
         moves, middle = _play_on_the_board(page, name)
