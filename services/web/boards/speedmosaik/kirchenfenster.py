@@ -55,7 +55,7 @@ def _strips(view: dict[str, Any], player: dict[str, Any], mine: bool) -> Markup:
                 got = fields[index] if index < len(fields) else None
                 cells.append(Markup('<span class="mz-cell {0}">{1}</span>').format(
                     "mz-on" if got else "mz-off", c.tiles_svg([got or colour])))
-            picture = Markup('<span class="mz-column">{}</span>').format(Markup("").join(reversed(cells)))
+            picture = Markup('<span class="mz-column">{}</span>').format(Markup("").join(cells))
         head = Markup('<span class="mz-master" aria-label="Glasermeister">▼ G</span>') if master == number \
             else Markup('<span class="mz-master mz-none"></span>')
         target = _targets(view, int(number or 0), words) if mine else Markup("")
@@ -82,7 +82,8 @@ def _windows(view: dict[str, Any], player: dict[str, Any], mine: bool) -> Markup
                 if isinstance(move, dict) and move.get("aktion") == "fenster")
         items.append(Markup('<li class="mz-window" aria-label="{0}"><span class="mz-name">{1} · {2}</span>{3}{4}</li>')
                      .format(words, window.get("fenster"), window.get("wert"), c.tiles_svg(panes), buttons))
-    return Markup('<ol class="mz-windows" aria-label="Fenster">{}</ol>').format(Markup("").join(items))
+    return Markup('<div class="mz-name" aria-hidden="true">Fenster (Nummer · Wert)</div>'
+                  '<ol class="mz-windows" aria-label="Fenster">{}</ol>').format(Markup("").join(items))
 
 
 def _breakage(view: dict[str, Any], player: dict[str, Any], mine: bool) -> Markup:
