@@ -32,7 +32,8 @@ def _targets(view: dict[str, Any], strip: int, words: str) -> Markup:
     for key, moves in c.group_moves(view).items():
         for move in moves:
             if move.get("streifen") == strip:
-                buttons.append(c.move_button(view, move, "hierher", f"{words}: {move_label(move, view)}",
+                content = "hierher" if strip == 0 else "▲"  # narrow: eight strips side by side at 360 px
+                buttons.append(c.move_button(view, move, content, f"{words}: {move_label(move, view)}",
                                              "mz-target", pick_for=key))
     return Markup("").join(buttons)
 
