@@ -52,4 +52,45 @@
       target.dispatchEvent(new MouseEvent("click", { bubbles: true }));
     }
   });
+
+  // Two-click board moves (Speedmosaik): a button with data-pick (a colour in a display) selects the first half
+  // of a move and shows the buttons with the same data-pick-for (the targets, each carrying a complete legal
+  // move to the preview); clicking it again, or another pick, changes the selection. Everything else is htmx.
+  // A redraw of the same state (the live stream starts with the state the page already shows) keeps the choice.
+  var picked = null; // {key, n} of the selection on the board
+  function showPick(board, key, focus) {
+    var first = null;
+    board.querySelectorAll("[data-pick]").forEach(function (other) {
+      other.setAttribute("aria-pressed", other.getAttribute("data-pick") === key ? "true" : "false");
+    });
+    board.querySelectorAll("[data-pick-for]").forEach(function (target) {
+      target.hidden = target.getAttribute("data-pick-for") !== key;
+      first = first || (target.hidden ? null : target);
+    });
+    if (first && focus) {
+      first.focus(); // chosen by keyboard (Enter or Space): on to the first target
+    }
+  }
+  document.addEventListener("click", function (event) {
+    var pick = event.target.closest ? event.target.closest("[data-pick]") : null;
+    var board = pick ? pick.closest(".board") : null;
+    if (!board) {
+      return;
+    }
+    var key = pick.getAttribute("aria-pressed") === "true" ? null : pick.getAttribute("data-pick");
+    picked = key === null ? null : { key: key, n: board.getAttribute("data-n") };
+    showPick(board, key, event.detail === 0);
+  });
+  document.addEventListener("htmx:afterSettle", function () {
+    var board = document.querySelector("#board .board[data-n]");
+    if (!picked || !board) {
+      return;
+    }
+    if (board.getAttribute("data-n") !== picked.n) {
+      picked = null; // a new state: its choices start afresh
+      return;
+    }
+    var lost = !document.activeElement || document.activeElement === document.body;
+    showPick(board, picked.key, lost);
+  });
 })();

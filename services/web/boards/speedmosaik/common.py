@@ -1,0 +1,213 @@
+"""What every Speedmosaik workshop draws alike: tiles (colour plus letter, so no colour vision is needed), the
+displays ("Schalen") and the centre ("Mitte") with their tiles as buttons, round, bag and start tile, and the
+board buttons that carry a legal move to the preview.
+
+Moves by clicking on the board: a button with `data-pick` (a tile group in a display) selects the first half
+of a move; `static/web.js` then shows the buttons with the same `data-pick-for` (the targets on the player's own
+board, each carrying the complete legal move). A pick with a single legal move posts that move directly.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterable
+from typing import Any
+
+from markupsafe import Markup
+
+NAMES = {"blau": "Blau", "gelb": "Gelb", "rot": "Rot", "schwarz": "Schwarz", "tuerkis": "Türkis",
+         "gruen": "Grün", "violett": "Violett", "lila": "Lila", "orange": "Orange", "joker": "Joker",
+         "startstein": "Startstein"}
+LETTERS = {"blau": "B", "gelb": "Ge", "rot": "R", "schwarz": "S", "tuerkis": "T", "gruen": "Gr",
+           "violett": "V", "lila": "L", "orange": "O", "joker": "J", "startstein": "1"}
+TILE = 20
+"""One tile's size in the SVG's units."""
+
+
+def name(colour: Any) -> str:
+    """A colour id in German words ("tuerkis" → "Türkis"); an unknown id as it is."""
+    return NAMES.get(str(colour), str(colour))
+
+
+def css(colour: Any) -> str:
+    """The class of a colour's tile: only known colours, anything else drawn as an unknown tile."""
+    return f"t-{colour}" if colour in NAMES else "t-x"
+
+
+def tiles_svg(colours: Iterable[Any], empty: int = 0, marks: Iterable[str] = ()) -> Markup:
+    """A row of tiles as inline SVG (hidden from screen readers: the surrounding element says it in words):
+    each tile a coloured square with its letter; `empty` empty spaces after them; `marks` a small text under
+    each space (e.g. floor penalties)."""
+    items = list(colours)
+    marks = list(marks)
+    count = len(items) + empty
+    height = TILE + (10 if marks else 0)
+    parts = []
+    for index in range(count):
+        x = index * (TILE + 2) + 1
+        if index < len(items):
+            colour = items[index]
+            parts.append(Markup('<rect class="mz-tile {0}" x="{1}" y="1" width="{2}" height="{2}" rx="3"/>'
+                                '<text class="mz-letter {0}" x="{3}" y="15">{4}</text>')
+                         .format(css(colour), x, TILE - 2, x + (TILE - 2) / 2, LETTERS.get(str(colour), "?")))
+        else:
+            parts.append(Markup('<rect class="mz-slot" x="{0}" y="1" width="{1}" height="{1}" rx="3"/>')
+                         .format(x, TILE - 2))
+        if index < len(marks):
+            parts.append(Markup('<text class="mz-mark" x="{0}" y="{1}">{2}</text>')
+                         .format(x + (TILE - 2) / 2, TILE + 8, marks[index]))
+    width = max(count, 1) * (TILE + 2)
+    return Markup('<svg class="mz-svg" viewBox="0 0 {0} {1}" width="{0}" height="{1}" aria-hidden="true" '
+                  'focusable="false">{2}</svg>').format(width, height, Markup("").join(parts))
+
+
+def counted(colours: Iterable[Any]) -> str:
+    """Tiles in words: "2 × Blau, 1 × Rot"; "leer" for none."""
+    counts = Counter(str(colour) for colour in colours)
+    return ", ".join(f"{n} × {name(colour)}" for colour, n in counts.items()) or "leer"
+
+
+def move_json(move: Any) -> str:
+    return json.dumps(move, separators=(",", ":"), ensure_ascii=False)
+
+
+def move_button(view: dict[str, Any], move: Any, content: Markup | str, label: str, classes: str = "",
+                pick_for: str | None = None) -> Markup:
+    """A board element that previews one legal move, exactly as the shell's move buttons do (the move's JSON in
+    `hx-vals`, posted to the preview route). With `pick_for` it stays hidden until its pick is selected."""
+    vals = json.dumps({"move": move_json(move), "n": view.get("n")}, ensure_ascii=False)
+    extra = Markup(' data-pick-for="{}" hidden').format(pick_for) if pick_for is not None else Markup("")
+    return Markup('<button type="button" class="mz-move {0}" hx-post="/spiel/{1}/vorschau" hx-target="#preview" '
+                  'hx-vals="{2}" aria-label="{3}"{4}>{5}</button>').format(
+        classes, view.get("game_id", ""), vals, label, extra, content)
+
+
+def pick_button(key: str, content: Markup | str, label: str, classes: str = "") -> Markup:
+    """The first half of a two-click move: selecting shows the targets with the same key (web.js)."""
+    return Markup('<button type="button" class="mz-pick {0}" data-pick="{1}" aria-pressed="false" '
+                  'aria-label="{2}">{3}</button>').format(classes, key, label, content)
+
+
+def section(title: str, body: Markup, classes: str = "", label: str | None = None) -> Markup:
+    return Markup('<section class="mz-part {0}" aria-label="{1}"><h3>{2}</h3>{3}</section>').format(
+        classes, label or title, title, body)
+
+
+def take_key(move: dict[str, Any]) -> str | None:
+    """The display-and-colour half of a take ("schale-3-blau", "mitte-rot"), None for other moves."""
+    source = move.get("source", move.get("quelle"))
+    colour = move.get("farbe")
+    if source == "schale" and isinstance(move.get("schale"), int) and isinstance(colour, str):
+        return f"schale-{move['schale']}-{colour}"
+    if source == "mitte" and isinstance(colour, str):
+        return f"mitte-{colour}"
+    return None
+
+
+def source_words(move: dict[str, Any]) -> str:
+    if move.get("source", move.get("quelle")) == "mitte":
+        return "aus der Mitte"
+    return f"aus Schale {move.get('schale')}"
+
+
+def source_count(board: dict[str, Any], move: dict[str, Any]) -> int:
+    """How many tiles of the move's colour its source holds (what a take takes)."""
+    if move.get("source", move.get("quelle")) == "mitte":
+        tiles = board.get("mitte") or []
+    else:
+        displays = board.get("schalen") or []
+        index = int(move.get("schale", 0)) - 1
+        tiles = displays[index] if 0 <= index < len(displays) else []
+    return sum(1 for tile in tiles if tile == move.get("farbe"))
+
+
+def group_moves(view: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
+    """The legal takes by display and colour, in the order the view lists them."""
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for move in view.get("legal_moves") or []:
+        if isinstance(move, dict):
+            key = take_key(move)
+            if key is not None:
+                groups.setdefault(key, []).append(move)
+    return groups
+
+
+def _source_tiles(view: dict[str, Any], tiles: list[Any], prefix: str, where: str,
+                  groups: dict[str, list[dict[str, Any]]], labeller: Any) -> Markup:
+    """One display's (or the centre's) tiles: each colour group a button when it can be taken, else a picture."""
+    counts = Counter(str(tile) for tile in tiles)
+    parts = []
+    for colour in counts:
+        key = f"{prefix}-{colour}"
+        words = f"{where}: {counts[colour]} × {name(colour)}"
+        picture = tiles_svg([colour] * counts[colour])
+        moves = groups.get(key, [])
+        if len(moves) == 1:
+            parts.append(move_button(view, moves[0], picture, f"{words} nehmen – {labeller(moves[0], view)}",
+                                     "mz-group"))
+        elif moves:
+            parts.append(pick_button(key, picture, f"{words} nehmen: dann das Ziel wählen", "mz-group"))
+        else:
+            parts.append(Markup('<span class="mz-group" role="img" aria-label="{}">{}</span>').format(
+                words, picture))
+    return Markup("").join(parts)
+
+
+def displays(view: dict[str, Any], labeller: Any) -> Markup:
+    """The displays and the centre (with the start tile while it lies there) as one section."""
+    board = view.get("board") or {}
+    groups = group_moves(view)
+    items = []
+    for index, tiles in enumerate(board.get("schalen") or [], start=1):
+        where = f"Schale {index}"
+        body = _source_tiles(view, list(tiles), f"schale-{index}", where, groups, labeller) if tiles else \
+            Markup('<span class="mz-empty">leer</span>')
+        items.append(Markup('<li class="mz-display" aria-label="{0}: {1}"><span class="mz-name">{0}</span>{2}</li>')
+                     .format(where, counted(tiles), body))
+    centre = list(board.get("mitte") or [])
+    start = (board.get("startstein") or {}).get("in_mitte")
+    body = _source_tiles(view, centre, "mitte", "Mitte", groups, labeller)
+    if start:
+        body += Markup('<span class="mz-group" role="img" aria-label="Startstein">{}</span>').format(
+            tiles_svg(["startstein"]))
+    if not centre and not start:
+        body = Markup('<span class="mz-empty">leer</span>')
+    items.append(Markup('<li class="mz-display mz-centre" aria-label="Mitte: {0}{1}"><span class="mz-name">Mitte'
+                        '</span>{2}</li>').format(counted(centre), ", mit Startstein" if start else "", body))
+    return section("Schalen und Mitte", Markup('<ul class="mz-displays">{}</ul>').format(Markup("").join(items)),
+                   "mz-market")
+
+
+def seat_name(view: dict[str, Any], seat: Any) -> str:
+    seats = view.get("seats") or []
+    if isinstance(seat, int) and 0 <= seat < len(seats):
+        return str(seats[seat].get("name") or f"Platz {seat + 1}")
+    return f"Platz {seat + 1}" if isinstance(seat, int) else "–"
+
+
+def facts(items: Iterable[tuple[str, Any]]) -> Markup:
+    """A short line of facts ("Runde 2", "Beutel 54"): a definition list in one row."""
+    body = Markup("").join(Markup('<div><dt>{}</dt><dd>{}</dd></div>').format(key, value) for key, value in items)
+    return Markup('<dl class="mz-facts">{}</dl>').format(body)
+
+
+def order_players(view: dict[str, Any], players: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The seat's own board first, then the others in seat order."""
+    me = view.get("you")
+    return sorted(players, key=lambda player: (player.get("platz") != me, player.get("platz", 0)))
+
+
+def player_head(view: dict[str, Any], player: dict[str, Any], extra: str = "") -> Markup:
+    seat = player.get("platz")
+    mine = seat == view.get("you")
+    moving = seat in ((view.get("board") or {}).get("am_zug") or [])
+    return Markup('<h3>{0}{1}{2} · {3} Punkte{4}</h3>').format(
+        seat_name(view, seat), " (du)" if mine else "", " · am Zug" if moving else "", player.get("punkte", 0),
+        extra)
+
+
+def root(workshop: str, view: dict[str, Any], *parts: Markup) -> Markup:
+    """The board's outer element; `data-n` is the event number it shows (the browser tests wait for it)."""
+    body = Markup("").join(parts[:-1]) + Markup('<div class="mz-players">{}</div>').format(parts[-1])
+    return Markup('<div class="board mosaik {0}" data-n="{1}">{2}</div>').format(workshop, view.get("n", ""), body)

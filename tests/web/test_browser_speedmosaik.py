@@ -1,0 +1,146 @@
+"""Speedmosaik on its own board in a real browser: each workshop played to the end against a computer (turbo)
+by clicking on the board only — a colour in a display, then the row, strip or star space of the player's own
+board — with the API's preview confirmed each time. Screenshots per workshop: start, middle (after the 8th
+move, with a colour or star space picked and its targets shown where that move is two clicks), end."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+from tests.web.browsing import kept_on_failure, new_player, shoot, shown_n, start_solo
+from tests.web.conftest import DESKTOP, PHONE, SCREENS, WebPlatform
+
+WORKSHOP_SECONDS = 420
+BOARD = "#board .mosaik"
+
+
+def _my_turn(page: Any) -> bool:
+    """Wait until the game ended or the board shows the state the game part shows with moves for this seat."""
+    page.locator("#game .end, #game button.move").first.wait_for(timeout=60_000)
+    if page.locator("#game .end").count():
+        return False
+    page.wait_for_function(
+        "() => { const s = document.querySelector('#game .status'); const b = document.querySelector('#board .mosaik');"
+        " return s && b && b.dataset.n === s.dataset.n; }", timeout=30_000)
+    return True
+
+
+def _shoot_board(page: Any, name: str) -> None:
+    """Screenshots (desktop and 360 px) with the board scrolled into view: the move list above it is long."""
+    SCREENS.mkdir(parents=True, exist_ok=True)
+    size = page.viewport_size
+    for viewport, suffix in ((DESKTOP, "desktop"), (PHONE, "360")):
+        page.set_viewport_size(viewport)
+        page.evaluate("document.querySelector('#board').scrollIntoView()")
+        page.screenshot(path=str(SCREENS / f"{name}-{suffix}.png"))
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"], name  # usable at 360 px
+    page.set_viewport_size(size)
+
+
+def _board_move(page: Any, shot: str | None = None) -> bool:
+    """One move by clicking on the board: a pick (a colour, a star space) and then its first target, or else a
+    move button of the board itself; then the preview's "Zug ausführen". True when `shot` was taken."""
+    before, shot_taken = shown_n(page), False
+    picks = page.locator(f"{BOARD} button.mz-pick")
+    if picks.count():
+        pick = picks.last
+        key = pick.get_attribute("data-pick")
+        pick.click(timeout=10_000)
+        target = page.locator(f'{BOARD} button.mz-target[data-pick-for="{key}"]:visible').first
+        target.wait_for(timeout=10_000)
+        assert pick.get_attribute("aria-pressed") == "true"
+        if shot:
+            _shoot_board(page, shot)
+            shot_taken = True
+        target.click(timeout=10_000)
+    else:
+        if shot:
+            _shoot_board(page, shot)
+            shot_taken = True
+        page.locator(f"{BOARD} button.mz-move:not(.mz-target)").first.click(timeout=10_000)
+    page.locator("#preview button.confirm").click(timeout=10_000)
+    page.wait_for_function("n => Number(document.querySelector('#game .status').dataset.n) > n", arg=before,
+                           timeout=20_000)
+    return shot_taken
+
+
+def _play_on_the_board(page: Any, name: str) -> tuple[int, bool]:
+    moves, retries, deadline, middle = 0, 0, time.monotonic() + WORKSHOP_SECONDS, False
+    while time.monotonic() < deadline:
+        with kept_on_failure(page, name):
+            if not _my_turn(page):
+                return moves, middle
+        try:
+            middle = _board_move(page, shot=f"{name}-middle" if moves >= 8 and not middle else None) or middle
+        except PlaywrightTimeout:
+            # A live update may redraw the board under the click, or a refused outdated move left its reason in
+            # the preview: cancel it and look again.
+            retries += 1
+            assert retries <= 8, "board moves kept failing"
+            if page.locator("#preview .cancel").count():
+                page.locator("#preview .cancel").click()
+            continue
+        moves += 1
+    raise AssertionError(f"{name} did not end in time")
+
+
+@pytest.mark.parametrize(("workshop", "options", "name"), [
+    ("Kachelwand", {}, "speedmosaik-kachelwand"),
+    ("Kachelwand", {"Wand": "frei", "Joker": "mit Jokern"}, "speedmosaik-kachelwand-frei"),
+    ("Kirchenfenster", {}, "speedmosaik-kirchenfenster"),
+    ("Sternpavillon", {}, "speedmosaik-sternpavillon"),
+], ids=["kachelwand", "kachelwand-frei-joker", "kirchenfenster", "sternpavillon"])
+def test_a_workshop_is_played_to_the_end_by_clicking_on_the_board(browser: Any, web_platform: WebPlatform,
+                                                                  workshop: str, options: dict[str, str],
+                                                                  name: str) -> None:
+    started = time.monotonic()
+    context, page = new_player(browser, web_platform, f"Mila {workshop}")
+    console: list[str] = []
+    page.on("console", lambda message: console.append(message.text))
+    try:
+        start_solo(page, "speedmosaik", {"Werkstatt": workshop, **options})
+        page.locator(BOARD).wait_for()
+        assert page.locator(f"{BOARD}.{workshop.lower()}").count() == 1
+        if options.get("Wand") == "frei":
+            assert page.locator(f'{BOARD} .mz-wall[aria-label="Wand (frei)"]').count() == 2
+        _my_turn(page)
+        _shoot_board(page, f"{name}-start")
+        moves, middle = _play_on_the_board(page, name)
+        end = page.locator("#game .end")
+        assert "Ergebnis" in end.inner_text() and f"Mila {workshop} (du)" in end.inner_text()
+        assert moves >= 5 and middle
+        shoot(page, f"{name}-end")  # the end table on top
+        _shoot_board(page, f"{name}-end-board")
+        assert not [text for text in console if "Content Security Policy" in text], console
+        print(f"\n{workshop}: {moves} moves on the board in {time.monotonic() - started:.1f} s")
+    finally:
+        context.close()
+
+
+def test_a_take_on_the_board_by_keyboard_alone(browser: Any, web_platform: WebPlatform) -> None:
+    context, page = new_player(browser, web_platform, "Tastatur")
+    try:
+        with kept_on_failure(page, "speedmosaik-keyboard"):
+            start_solo(page, "speedmosaik", {"Werkstatt": "Kachelwand"})
+            assert _my_turn(page)
+            before = shown_n(page)
+            pick = page.locator(f"{BOARD} button.mz-pick").first
+            for _ in range(3):  # the live stream's first redraw of the same state may take the focus once
+                pick.focus()
+                page.keyboard.press("Enter")
+                if pick.get_attribute("aria-pressed") == "true":
+                    break
+            assert pick.get_attribute("aria-pressed") == "true"
+            focused = page.evaluate("document.activeElement.getAttribute('data-pick-for')")
+            assert focused == pick.get_attribute("data-pick")  # on to the first target of that colour
+            page.keyboard.press("Enter")
+            page.locator("#preview button.confirm").wait_for()
+            assert page.evaluate("document.activeElement.classList.contains('confirm')")
+            page.keyboard.press("Enter")
+            page.wait_for_function("n => Number(document.querySelector('#game .status').dataset.n) > n", arg=before)
+    finally:
+        context.close()
