@@ -28,7 +28,8 @@ def test_a_single_game_and_no_game_draw_without_dividing_by_zero() -> None:
 
 
 def test_badges_are_grouped_by_their_book_in_order() -> None:
-    badges = [{"title": "A", "book": "Abzeichen", "earned": True}, {"title": "S", "book": "Gartenbuch", "earned": False},
+    badges = [{"title": "A", "book": "Abzeichen", "earned": True},
+              {"title": "S", "book": "Gartenbuch", "earned": False},
               {"title": "B", "book": "Abzeichen", "earned": False}]
     books = _books(badges)
     assert [(book["title"], book["earned"], len(book["badges"])) for book in books] == [
