@@ -44,6 +44,8 @@ def test_a_daily_game_from_the_home_page_shows_in_the_day_list_and_the_history_c
             assert page.locator("#badges-h").is_visible() and page.locator("ul.badges li").count() >= 3
             assert page.locator("section.mode[data-mode=reise] ol.stages li").count() == 2  # the campaign's stages
             shoot(page, "home")
+            page.locator("#history-h").scroll_into_view_if_needed()
+            shoot(page, "home-history")
             # The history links the game's replay.
             page.locator(f'tr[data-game-id="{game_id}"]').get_by_role("link", name="ansehen").click()
             page.get_by_role("heading", name=re.compile("^Schritt 1 von")).wait_for()
@@ -106,6 +108,7 @@ def test_two_people_chat_at_their_table_live_and_markup_stays_text_then_nochmal_
                 if "Zu viele" in " ".join(host.locator(".chat-form .error").all_inner_texts()):
                     break
             assert "Zu viele Nachrichten" in host.locator(".chat-form .error").inner_text()
+            host.locator(".chat").scroll_into_view_if_needed()
             shoot(host, "chat")
 
             # Mats leaves (the computer plays on for him); Lotte plays to the end and asks for "Nochmal" at
@@ -118,6 +121,7 @@ def test_two_people_chat_at_their_table_live_and_markup_stays_text_then_nochmal_
             host.wait_for_url(re.compile(r"/tisch/[0-9a-f]+$"))
             host.get_by_text("wartet auf „Nochmal“").wait_for()
             assert "Platz gehalten bis" in host.locator(".table-seats").inner_text()
+            shoot(host, "table-nochmal")
     finally:
         host_context.close()
         guest_context.close()

@@ -58,6 +58,10 @@ def test_a_finished_game_is_replayed_step_by_step_with_the_audit_and_the_export(
             assert page.get_by_role("button", name=re.compile("Vor")).is_disabled()
             page.locator("body").press("Home")
             _wait_step(page, 1)
+            # Two quick presses: the second, made while the first step is still loading, is not lost.
+            page.locator("body").press("ArrowRight")
+            page.locator("body").press("ArrowRight")
+            _wait_step(page, 3)
             page.get_by_role("button", name=re.compile("Ende")).click()
             _wait_step(page, last)
             assert "Ergebnis" in page.locator("#replay").inner_text() or page.locator("#replay li").count()
