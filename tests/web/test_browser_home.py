@@ -9,7 +9,19 @@ import time
 from typing import Any
 
 from tests.web.browsing import kept_on_failure, new_player, play_to_the_end, shoot
-from tests.web.conftest import WebPlatform
+from tests.web.conftest import DESKTOP, PHONE, SCREENS, WebPlatform
+
+
+def _shoot_part(page: Any, selector: str, name: str) -> None:
+    """As `shoot`, scrolled to one part of a long page (desktop and 360 px)."""
+    SCREENS.mkdir(parents=True, exist_ok=True)
+    for size, suffix in ((DESKTOP, "desktop"), (PHONE, "360")):
+        page.set_viewport_size(size)
+        page.locator(selector).scroll_into_view_if_needed()
+        page.evaluate("selector => document.querySelector(selector).scrollIntoView()", selector)
+        page.screenshot(path=str(SCREENS / f"{name}-{suffix}.png"))
+        assert page.evaluate("document.documentElement.scrollWidth") <= size["width"], name
+    page.set_viewport_size(DESKTOP)
 
 
 def test_a_daily_game_from_the_home_page_shows_in_the_day_list_and_the_history_curve(
@@ -44,8 +56,7 @@ def test_a_daily_game_from_the_home_page_shows_in_the_day_list_and_the_history_c
             assert page.locator("#badges-h").is_visible() and page.locator("ul.badges li").count() >= 3
             assert page.locator("section.mode[data-mode=reise] ol.stages li").count() == 2  # the campaign's stages
             shoot(page, "home")
-            page.locator("#history-h").scroll_into_view_if_needed()
-            shoot(page, "home-history")
+            _shoot_part(page, "#history-h", "home-history")
             # The history links the game's replay.
             page.locator(f'tr[data-game-id="{game_id}"]').get_by_role("link", name="ansehen").click()
             page.get_by_role("heading", name=re.compile("^Schritt 1 von")).wait_for()
@@ -108,8 +119,7 @@ def test_two_people_chat_at_their_table_live_and_markup_stays_text_then_nochmal_
                 if "Zu viele" in " ".join(host.locator(".chat-form .error").all_inner_texts()):
                     break
             assert "Zu viele Nachrichten" in host.locator(".chat-form .error").inner_text()
-            host.locator(".chat").scroll_into_view_if_needed()
-            shoot(host, "chat")
+            _shoot_part(host, ".chat", "chat")
 
             # Mats leaves (the computer plays on for him); Lotte plays to the end and asks for "Nochmal" at
             # the same table: her seat is taken again, Mats's kept for two minutes.

@@ -80,3 +80,12 @@
     }
   });
 })();
+
+// ---- table chat: the newest message stays in view ----
+document.addEventListener("htmx:load", function (event) {
+  "use strict";
+  var list = event.detail && event.detail.elt && event.detail.elt.closest ? event.detail.elt.closest("#chat-messages") : null;
+  if (list) {
+    list.scrollTop = list.scrollHeight;
+  }
+});
