@@ -84,7 +84,8 @@
 // ---- table chat: the newest message stays in view ----
 document.addEventListener("htmx:load", function (event) {
   "use strict";
-  var list = event.detail && event.detail.elt && event.detail.elt.closest ? event.detail.elt.closest("#chat-messages") : null;
+  var elt = event.detail && event.detail.elt;
+  var list = elt && elt.closest ? elt.closest("#chat-messages") : null;
   if (list) {
     list.scrollTop = list.scrollHeight;
   }
