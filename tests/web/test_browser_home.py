@@ -57,6 +57,15 @@ def test_a_daily_game_from_the_home_page_shows_in_the_day_list_and_the_history_c
             assert page.locator("section.mode[data-mode=reise] ol.stages li").count() == 2  # the campaign's stages
             shoot(page, "home")
             _shoot_part(page, "#history-h", "home-history")
+            # The whole day list, on its own page, and the day chosen there.
+            page.get_by_role("link", name="Ganze Tagesliste").click()
+            page.get_by_role("heading", name=re.compile("Tagesstich – Tagesliste")).wait_for()
+            assert "Hedwig" in page.locator("table.mode-list").inner_text()
+            page.get_by_role("button", name="Zeigen").click()
+            page.get_by_role("heading", name=re.compile("Tagesstich – Tagesliste")).wait_for()
+            page.go_back()
+            page.go_back()
+            page.locator(f'tr[data-game-id="{game_id}"]').wait_for()
             # The history links the game's replay.
             page.locator(f'tr[data-game-id="{game_id}"]').get_by_role("link", name="ansehen").click()
             page.get_by_role("heading", name=re.compile("^Schritt 1 von")).wait_for()
