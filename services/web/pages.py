@@ -237,6 +237,8 @@ def game_context(view: dict[str, Any], finished: dict[str, Any] | None = None) -
         "ended": view.get("status") == "ended",
         "end_rows": game_view.end_table(view, finished) if view.get("status") == "ended" else [],
         "again": _again(view),
+        # A solo mode's game (daily, campaign): "Nochmal" in the same mode, the campaign's next stage once won.
+        "mode": (finished or {}).get("mode"), "campaign": (finished or {}).get("campaign"),
         # A solo game is always without stake; what a table with several humans paid out is the ledger's, which
         # the web cannot reach (docs/services/web.md, "Not yet").
         "taler_known": sum(1 for seat in view.get("seats") or [] if seat.get("kind") == "human") == 1,

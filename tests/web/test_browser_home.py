@@ -69,6 +69,14 @@ def test_a_daily_game_from_the_home_page_shows_in_the_day_list_and_the_history_c
             # The history links the game's replay.
             page.locator(f'tr[data-game-id="{game_id}"]').get_by_role("link", name="ansehen").click()
             page.get_by_role("heading", name=re.compile("^Schritt 1 von")).wait_for()
+            # "Nochmal" after a daily game: the same mode again (a practice attempt), not a plain solo table.
+            page.goto(f"{web_platform.url}/spiel/{game_id}")
+            end = page.locator("#game .end")
+            assert "als Übung" in end.inner_text()
+            end.get_by_role("button", name="Nochmal").click()
+            page.wait_for_url(lambda url: "/spiel/" in url and game_id not in url)
+            page.goto(web_platform.url + "/meine-seite?spiel=tinygame")
+            assert "Tagesstich" in page.locator("#resume-h + ul").inner_text()
         print(f"\nhome: daily game to the lists in {time.monotonic() - started:.1f} s")
     finally:
         context.close()
