@@ -148,6 +148,14 @@ def test_two_people_chat_at_their_table_live_and_markup_stays_text_then_nochmal_
             host.wait_for_url(re.compile(r"/tisch/[0-9a-f]+$"))
             host.get_by_text("wartet auf „Nochmal“").wait_for()
             assert "Platz gehalten bis" in host.locator(".table-seats").inner_text()
+            host.get_by_text("Du bist wieder dabei").wait_for()
+            assert host.locator("#table").get_by_role("button", name="Nochmal").count() == 0
+            game_id = re.compile(r"/spiel/([0-9a-f]+)$")
+            first_game = guest.url
+            guest.goto(host.url)
+            guest.locator("#table").get_by_role("button", name="Nochmal").click()
+            guest.wait_for_url(lambda url: bool(game_id.search(url)) and url != first_game, timeout=15_000)
+            host.wait_for_url(lambda url: url == guest.url, timeout=15_000)  # the host's table page follows
             shoot(host, "table-nochmal")
     finally:
         host_context.close()
