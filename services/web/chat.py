@@ -52,7 +52,9 @@ async def chat_post(game_id: str, request: Request) -> Response:
         text = ""
     except ApiError as failure:
         error = failure.detail
-    return page.render("_chat_form.html", game_id=game_id, text=text, error=error, max_chars=MAX_CHARS, open=True,
+    # Only the form's inside is swapped: the form itself (and htmx's hold on it) stays, so a message typed at
+    # once after the last one is never sent by the browser on its own.
+    return page.render("_chat_fields.html", game_id=game_id, text=text, error=error, max_chars=MAX_CHARS, open=True,
                        focus=True)
 
 
