@@ -131,6 +131,7 @@ LOBBY = NatsUser(
     name="lobby",
     publish=(
         s.TABLE_START, s.TABLE_LEAVE, s.LEDGER_HOLD, s.LEDGER_RELEASE,  # starts/gives up games, holds stakes
+        s.LEDGER_BALANCE,  # the player's own balance (GET /me/wallet), shown beside a stake
         s.PLAYER_REGISTERED, *_owns(s.LOBBY_STREAM),  # its facts
         *_knows(s.GAME_FACTS_STREAM), *_durable(s.GAME_FACTS_STREAM, s.LOBBY_GAME_ENDS_DURABLE),
         s.CHAT_POSTED,  # a stored chat message, to every replica's live chat streams

@@ -24,7 +24,14 @@ from datetime import timedelta
 import nats.errors
 
 from libs.platform.auth import Identity, PlayerKind
-from libs.platform.contracts.commands import HOLD_STAKE, RELEASE_STAKE, HoldStake, ReleaseStake
+from libs.platform.contracts.commands import (
+    BALANCE,
+    HOLD_STAKE,
+    RELEASE_STAKE,
+    BalanceQuery,
+    HoldStake,
+    ReleaseStake,
+)
 from libs.platform.logging import get_logger
 from libs.platform.rpc import CommandRefused, call
 from libs.platform.service import Runtime
@@ -98,6 +105,25 @@ async def release_quietly(runtime: Runtime, stake: HeldStake) -> None:
     except Exception:
         get_logger(table_id=stake.table_id, player_id=stake.player_id).error(
             "stake_release_failed", key=stake.key, exc_info=True)
+
+
+async def wallet_of(runtime: Runtime, player: Identity) -> dict[str, object]:
+    """The player's own Taler (`ledger.cmd.balance`), for the web's stake forms: guests have no wallet
+    (`balance: null`), nor has a registered player whose registration the ledger has not booked yet."""
+    answer: dict[str, object] = {"player_id": player.player_id, "kind": player.kind.value, "balance": None}
+    if player.kind != PlayerKind.REGISTERED:
+        return answer
+    try:
+        balance = await call(runtime.nc, BALANCE, BalanceQuery(player_id=player.player_id), timeout=5.0)
+    except CommandRefused as refusal:
+        if refusal.code == "no_wallet" or refusal.status == 404:
+            return answer
+        raise
+    except (nats.errors.TimeoutError, nats.errors.NoRespondersError) as error:
+        raise CommandRefused(503, "Das Konto ist gerade nicht erreichbar. Bitte versuche es gleich noch einmal.",
+                             "ledger_unavailable") from error
+    answer["balance"] = balance.balance
+    return answer
 
 
 @asynccontextmanager

@@ -120,10 +120,11 @@ async def _start(page: Page, errors: dict[str, str] | None = None, status: int =
     games: list[dict[str, Any]] = []
     unfinished: list[dict[str, Any]] = []
     open_tables: list[dict[str, Any]] = []
+    wallet = None
     if me is not None:
-        games, unfinished, open_tables = await asyncio.gather(
+        games, unfinished, open_tables, wallet = await asyncio.gather(
             page.call("lobby", "GET", "/games"), page.call("lobby", "GET", "/me/unfinished"),
-            page.call("lobby", "GET", "/tables", params={"status": "open"}))
+            page.call("lobby", "GET", "/tables", params={"status": "open"}), _wallet(page))
     offers = [{"game": game["game"], "title": (game.get("spec") or {}).get("title") or game["game"],
                "rules": game.get("rules"), "fields": forms.rule_fields(game),
                "platform": forms.platform_fields(game), "opponents": forms.opponent_field(game),
@@ -131,10 +132,20 @@ async def _start(page: Page, errors: dict[str, str] | None = None, status: int =
                "table_platform": forms.platform_fields(game, forms.TABLE_PLATFORM_KEYS)} for game in games]
     response = page.render("start.html", status=status, title="Start", me=me, offers=offers,
                            unfinished=unfinished, open_tables=open_tables, errors=errors or {},
-                           values=values or {})
+                           values=values or {}, wallet=wallet)
     if me is None and page.token:  # a token the lobby no longer knows: forget it
         drop_cookie(response, page.request, SESSION_COOKIE, page.settings.web_cookie_secure)
     return response
+
+
+async def _wallet(page: Page) -> int | None:
+    """The player's own Taler beside a stake (lobby `GET /me/wallet`); None for guests or when unknown."""
+    try:
+        wallet = await page.call("lobby", "GET", "/me/wallet")
+    except ApiError:
+        return None
+    balance = (wallet or {}).get("balance")
+    return balance if isinstance(balance, int) else None
 
 
 @router.get("/", response_class=HTMLResponse)
@@ -226,6 +237,8 @@ def game_context(view: dict[str, Any], finished: dict[str, Any] | None = None) -
         "ended": view.get("status") == "ended",
         "end_rows": game_view.end_table(view, finished) if view.get("status") == "ended" else [],
         "again": _again(view),
+        # A solo mode's game (daily, campaign): "Nochmal" in the same mode, the campaign's next stage once won.
+        "mode": (finished or {}).get("mode"), "campaign": (finished or {}).get("campaign"),
         # A solo game is always without stake; what a table with several humans paid out is the ledger's, which
         # the web cannot reach (docs/services/web.md, "Not yet").
         "taler_known": sum(1 for seat in view.get("seats") or [] if seat.get("kind") == "human") == 1,
@@ -497,7 +510,8 @@ async def open_table(request: Request) -> Response:
 async def _table_page(page: Page, table_id: str, error: str = "", status: int = 200,
                       fragment: bool = False) -> Response:
     try:
-        table, me = await asyncio.gather(page.call("lobby", "GET", f"/tables/{table_id}"), _me(page))
+        table, me, wallet = await asyncio.gather(page.call("lobby", "GET", f"/tables/{table_id}"), _me(page),
+                                                 _wallet(page))
     except ApiError as failure:
         return page.render("message.html", status=failure.status if failure.status < 500 else 503,
                            title="Tisch", message=failure.detail)
@@ -506,7 +520,7 @@ async def _table_page(page: Page, table_id: str, error: str = "", status: int = 
         if seated:
             return page.redirect(f"/spiel/{table['game_id']}")
     mine = me is not None and any(seat.get("player_id") == me["player_id"] for seat in table.get("seats", []))
-    context = {"table": table, "me": me, "mine": mine, "error": error, "table_id": table_id,
+    context = {"table": table, "me": me, "mine": mine, "error": error, "table_id": table_id, "wallet": wallet,
                "is_host": me is not None and (table.get("host") or {}).get("player_id") == me["player_id"]}
     return page.render("_table.html" if fragment else "table.html", status=status, title="Tisch", **context)
 
@@ -522,7 +536,7 @@ async def table_action(table_id: str, action: str, request: Request) -> Response
     """Beitreten, Verlassen (before the start: no penalty), Starten (the host)."""
     page = Page(request)
     await page.form()
-    paths = {"beitreten": "join", "verlassen": "leave", "starten": "start"}
+    paths = {"beitreten": "join", "verlassen": "leave", "starten": "start", "nochmal": "rematch"}
     if action not in paths or not page.token:
         return page.redirect("/")
     try:

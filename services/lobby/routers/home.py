@@ -8,7 +8,7 @@ from fastapi import APIRouter
 
 from libs.platform.http_errors import refusals
 from libs.platform.service import CurrentPlayer, RuntimeDep
-from services.lobby import daily, modes
+from services.lobby import daily, modes, stakes
 from services.lobby.schemas import ModeSoloBody
 
 router = APIRouter(tags=["home"], responses=refusals(403, 404, 409, 503))
@@ -50,3 +50,11 @@ async def my_campaign(game: str, mode: str, player: CurrentPlayer, runtime: Runt
 async def my_unfinished_games(player: CurrentPlayer, runtime: RuntimeDep) -> list[dict[str, Any]]:
     """"Weiterspielen": the player's solo games still running, newest first."""
     return await modes.unfinished_games(runtime, player)
+
+
+@router.get("/me/wallet")
+async def my_wallet(player: CurrentPlayer, runtime: RuntimeDep) -> dict[str, Any]:
+    """The player's own Taler, asked of the ledger (`ledger.cmd.balance`): `{"player_id", "kind", "balance"}`;
+    `balance` is null for guests (they play without stake) and for a wallet the ledger has not opened yet;
+    503 `ledger_unavailable` when the ledger does not answer."""
+    return await stakes.wallet_of(runtime, player)

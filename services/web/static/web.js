@@ -94,3 +94,51 @@
     showPick(board, picked.key, lost);
   });
 })();
+
+// ---- replay: arrow keys step through a finished game (Pfeil links/rechts, Pos1, Ende) ----
+(function () {
+  "use strict";
+  var KEYS = { ArrowRight: "next", ArrowLeft: "prev", Home: "first", End: "last" };
+  document.addEventListener("keydown", function (event) {
+    var step = KEYS[event.key];
+    if (!step || event.altKey || event.ctrlKey || event.metaKey || !document.getElementById("replay")) {
+      return;
+    }
+    var target = event.target;
+    if (target && /^(INPUT|SELECT|TEXTAREA)$/.test(target.tagName)) {
+      return;  // the slider and the seat choice keep their own keys
+    }
+    event.preventDefault();
+    // A key pressed while the last step is still loading or being drawn waits for it (htmx wires the new
+    // buttons only once the swap has settled).
+    if (document.querySelector("#replay .htmx-request, #replay.htmx-swapping, #replay.htmx-settling")) {
+      pending = step;
+    } else {
+      go(step);
+    }
+  });
+  var pending = null;
+  function go(step) {
+    var button = document.querySelector('#replay [data-step="' + step + '"]:not([disabled])');
+    if (button) {
+      button.click();
+    }
+  }
+  document.addEventListener("htmx:afterSettle", function () {
+    if (pending && document.getElementById("replay")) {
+      var step = pending;
+      pending = null;
+      go(step);
+    }
+  });
+})();
+
+// ---- table chat: the newest message stays in view ----
+document.addEventListener("htmx:load", function (event) {
+  "use strict";
+  var elt = event.detail && event.detail.elt;
+  var list = elt && elt.closest ? elt.closest("#chat-messages") : null;
+  if (list) {
+    list.scrollTop = list.scrollHeight;
+  }
+});
