@@ -423,11 +423,16 @@ async def live(game_id: str, request: Request) -> Response:
         return Response(status_code=401)
     last = request.headers.get("last-event-id", "")
     last_n = int(last) if last.isdigit() else None
-    return StreamingResponse(_live(page, game_id, last_n), media_type="text/event-stream",
+    # The page's own state (`seit`): its first live view, when it is still that state, is not drawn again. A
+    # redraw of what the page shows would only replace the board and moves under the player's hands and take
+    # the keyboard focus (a half-made choice, the preview's "Zug ausführen").
+    since = request.query_params.get("seit", "")
+    shown = last_n if last_n is not None else (int(since) if since.isdigit() else None)
+    return StreamingResponse(_live(page, game_id, last_n, shown), media_type="text/event-stream",
                              headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
 
 
-async def _live(page: Page, game_id: str, last_n: int | None) -> AsyncIterator[bytes]:
+async def _live(page: Page, game_id: str, last_n: int | None, shown: int | None = None) -> AsyncIterator[bytes]:
     metrics.LIVE_STREAMS.inc()
     try:
         async with page.api.stream("table", f"/games/{game_id}/live", token=page.token,
@@ -436,6 +441,9 @@ async def _live(page: Page, game_id: str, last_n: int | None) -> AsyncIterator[b
             async for view in _views(answer.aiter_lines()):
                 started = time.perf_counter()
                 n = view.get("n")
+                if first and shown is not None and n == shown:
+                    first = False  # the page shows this state already
+                    continue
                 context = game_context(view, await _finished(page, view))
                 html = TEMPLATES.get_template("_game.html").render({"game_id": game_id, "csrf": page.csrf, **context})
                 yield _sse("update", html, n)

@@ -240,7 +240,7 @@ def test_a_move_is_made_by_keyboard_alone(browser: Any, web_platform: WebPlatfor
         page.keyboard.press("Enter")
         with kept_on_failure(page, "keyboard"):
             page.locator("#preview button.confirm").wait_for()
-        page.wait_for_function("document.activeElement && document.activeElement.classList.contains('confirm')")
+        page.wait_for_function("() => document.activeElement && document.activeElement.classList.contains('confirm')")
         page.keyboard.press("Enter")
         page.wait_for_function("n => Number(document.querySelector('#game .status').dataset.n) > n", arg=before)
     finally:

@@ -139,7 +139,9 @@ def test_a_take_on_the_board_by_keyboard_alone(browser: Any, web_platform: WebPl
             assert focused == pick.get_attribute("data-pick")  # on to the first target of that colour
             page.keyboard.press("Enter")
             page.locator("#preview button.confirm").wait_for()
-            assert page.evaluate("document.activeElement.classList.contains('confirm')")
+            # htmx gives the preview's "Zug ausführen" the focus (autofocus) when its swap settles, just after it shows
+            page.wait_for_function(
+                "() => document.activeElement && document.activeElement.classList.contains('confirm')", timeout=5_000)
             page.keyboard.press("Enter")
             page.wait_for_function("n => Number(document.querySelector('#game .status').dataset.n) > n", arg=before)
     finally:
