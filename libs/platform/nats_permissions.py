@@ -132,6 +132,7 @@ LOBBY = NatsUser(
     publish=(
         s.TABLE_START, s.TABLE_LEAVE, s.LEDGER_HOLD, s.LEDGER_RELEASE,  # starts/gives up games, holds stakes
         s.LEDGER_BALANCE,  # the player's own balance (GET /me/wallet), shown beside a stake
+        s.LEDGER_POT,  # a finished game's Taler per player (GET /pots/{game_id}), on the end table
         s.PLAYER_REGISTERED, *_owns(s.LOBBY_STREAM),  # its facts
         *_knows(s.GAME_FACTS_STREAM), *_durable(s.GAME_FACTS_STREAM, s.LOBBY_GAME_ENDS_DURABLE),
         s.CHAT_POSTED,  # a stored chat message, to every replica's live chat streams
@@ -157,7 +158,7 @@ LEDGER = NatsUser(
         *_knows(s.GAMES_STREAM), *_msg_get(s.GAMES_STREAM), *_direct_get(s.GAMES_STREAM),  # a game's start
         s.TABLE_STARTED,  # ... or, once its subject was purged, from the table's archive
     ),
-    subscribe=_serves(s.LEDGER_BALANCE, s.LEDGER_HOLD, s.LEDGER_RELEASE),
+    subscribe=_serves(s.LEDGER_BALANCE, s.LEDGER_HOLD, s.LEDGER_RELEASE, s.LEDGER_POT),
 )
 
 LEADERBOARD = NatsUser(

@@ -19,7 +19,7 @@ from datetime import datetime, timedelta
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from libs.platform.contracts.commands import HoldStake, ReleaseStake, StakeHeld, StakeReleased
+from libs.platform.contracts.commands import HoldStake, Pot, PotQuery, PotShare, ReleaseStake, StakeHeld, StakeReleased
 from libs.platform.contracts.events import GameEnded, GameStarted
 from libs.platform.envelope import Event, EventType
 from libs.platform.rpc import CommandRefused
@@ -328,6 +328,33 @@ async def settle_game(session: AsyncSession, ended: Event, load_started: Started
         if pot is None:
             return None
     return await settle_pot(session, ended, pot)
+
+
+async def read_pot(session: AsyncSession, query: PotQuery) -> Pot:
+    """What the game's pot took in (per player, from the hold accounts it was collected from) and paid out (per
+    wallet, and to the house), from the two bookings under the game's pot and payout keys; 422 for an empty id."""
+    if not query.game_id:
+        raise CommandRefused(422, "Die Anfrage braucht eine game_id.", "malformed")
+    pot = await find_booking(session, pot_key(query.game_id))
+    if pot is None or not pot.postings:
+        return Pot(state="none")
+    paid: dict[str, int] = {}
+    for account, amount in pot.postings:
+        if account.startswith("hold:") and amount < 0:
+            # `hold:<table>:<player>`: neither id may carry a colon (check_stake_command).
+            player_id = account.split(":", 2)[2]
+            paid[player_id] = paid.get(player_id, 0) - amount
+    total = sum(paid.values())
+    payout = await find_booking(session, payout_key(query.game_id))
+    if payout is None:
+        return Pot(state="open", total=total, shares=[PotShare(player_id=player, paid=amount, won=0)
+                                                      for player, amount in sorted(paid.items())])
+    won = {account.removeprefix("wallet:"): amount for account, amount in payout.postings
+           if account.startswith("wallet:") and amount > 0}
+    house = sum(amount for account, amount in payout.postings if account == HOUSE_ACCOUNT)
+    shares = [PotShare(player_id=player, paid=paid.get(player, 0), won=won.get(player, 0))
+              for player in sorted(paid.keys() | won.keys())]
+    return Pot(state="settled", total=total, shares=shares, house=house, memo=payout.memo)
 
 
 def _human_seats(ended: GameEnded, table_id: str, paid: set[str]) -> list[HumanSeat]:

@@ -15,6 +15,7 @@ from libs.platform.consumers import run_pull_consumer
 from libs.platform.contracts.base import ContractError
 from libs.platform.contracts.commands import (
     BALANCE,
+    GAME_POT,
     HOLD_STAKE,
     READ_GAME_STARTED,
     RELEASE_STAKE,
@@ -22,6 +23,8 @@ from libs.platform.contracts.commands import (
     BalanceQuery,
     GameStartedQuery,
     HoldStake,
+    Pot,
+    PotQuery,
     ReleaseStake,
     StakeHeld,
     StakeReleased,
@@ -47,6 +50,7 @@ from services.ledger.stakes import (
     StartedLoader,
     collect_pot,
     hold_stake,
+    read_pot,
     release_expired_holds,
     release_stake,
     settle_game,
@@ -95,7 +99,7 @@ async def serve_balance_requests(runtime: Runtime) -> None:
 
 
 async def serve_stake_requests(runtime: Runtime) -> None:
-    """Answer `ledger.cmd.hold` and `ledger.cmd.release` from the lobby (queue group `ledger`)."""
+    """Answer `ledger.cmd.hold`, `ledger.cmd.release` and `ledger.cmd.pot` from the lobby (queue group `ledger`)."""
     assert runtime.engine is not None
     sessions = session_factory(runtime.engine)
     clock = clock_of(runtime)
@@ -109,8 +113,13 @@ async def serve_stake_requests(runtime: Runtime) -> None:
         async with sessions() as session, session.begin():
             return await release_stake(session, command, clock.now())
 
+    async def pot(query: PotQuery) -> Pot:
+        async with sessions() as session:
+            return await read_pot(session, query)
+
     await answer(runtime.nc, HOLD_STAKE, hold)
     await answer(runtime.nc, RELEASE_STAKE, release)
+    await answer(runtime.nc, GAME_POT, pot)
 
 
 def started_loader(js: JetStreamContext, nc: NatsClient) -> StartedLoader:

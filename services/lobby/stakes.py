@@ -22,20 +22,24 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 import nats.errors
+from sqlalchemy import func, select
 
 from libs.platform.auth import Identity, PlayerKind
 from libs.platform.contracts.commands import (
     BALANCE,
+    GAME_POT,
     HOLD_STAKE,
     RELEASE_STAKE,
     BalanceQuery,
     HoldStake,
+    PotQuery,
     ReleaseStake,
 )
 from libs.platform.logging import get_logger
 from libs.platform.rpc import CommandRefused, call
 from libs.platform.service import Runtime
-from services.lobby.models import GameTable, Seat
+from services.lobby.database import sessions_of
+from services.lobby.models import GamePlayer, GameTable, Seat
 
 
 @dataclass(frozen=True)
@@ -124,6 +128,32 @@ async def wallet_of(runtime: Runtime, player: Identity) -> dict[str, object]:
                              "ledger_unavailable") from error
     answer["balance"] = balance.balance
     return answer
+
+
+async def pot_of(runtime: Runtime, game_id: str) -> dict[str, object]:
+    """A game's Taler per seat for the end table, asked of the ledger (`ledger.cmd.pot`).
+
+    `{"game_id", "state", "total", "house", "memo", "seats": [{"seat", "player_id", "paid", "won", "net"}]}`:
+    `state` "none" for a game without stake (nobody paid: practice, solo, guests only), "open" while the pot waits
+    for the end, "settled" once paid out; only seats that paid or won are listed. 404 `game_not_found` for a game
+    the lobby never started; 503 `ledger_unavailable` when the ledger does not answer.
+    """
+    async with sessions_of(runtime)() as session:
+        seated = (await session.execute(select(GamePlayer).where(GamePlayer.game_id == game_id))).scalars().all()
+        if not seated and not await session.scalar(select(func.count()).select_from(GameTable)
+                                                   .where(GameTable.game_id == game_id)):
+            raise CommandRefused(404, "Diese Partie kennt die Lobby nicht.", "game_not_found")
+    try:
+        pot = await call(runtime.nc, GAME_POT, PotQuery(game_id=game_id), timeout=5.0)
+    except (nats.errors.TimeoutError, nats.errors.NoRespondersError) as error:
+        raise CommandRefused(503, "Das Konto ist gerade nicht erreichbar. Bitte versuche es gleich noch einmal.",
+                             "ledger_unavailable") from error
+    seat_of = {each.player_id: each.seat for each in seated}
+    seats = sorted(({"seat": seat_of.get(share.player_id), "player_id": share.player_id, "paid": share.paid,
+                     "won": share.won, "net": share.won - share.paid} for share in pot.shares),
+                   key=lambda line: (line["seat"] is None, line["seat"] or 0))
+    return {"game_id": game_id, "state": pot.state, "total": pot.total, "house": pot.house, "memo": pot.memo,
+            "seats": seats}
 
 
 @asynccontextmanager

@@ -48,9 +48,40 @@ def end_table(view: dict[str, Any], finished: dict[str, Any] | None) -> list[dic
             "points": points[index] if index < len(points) else None,
             "lines": lines[index] if index < len(lines) else [],
             "badges": [badge.get("title") for badge in end.get("new_badges", [])],
+            "taler": taler_cell(seat, index, (finished or {}).get("taler")),
             "you": index == view.get("you"),
         })
     return sorted(rows, key=lambda row: (row["place"] if row["place"] is not None else 99, row["seat"]))
+
+
+def taler_cell(seat: dict[str, Any], index: int, pot: dict[str, Any] | None) -> dict[str, str]:
+    """The end table's Taler of one seat from the lobby's `GET /pots/{game_id}`: what it won or lost in the pot
+    ("+50", "−50", "±0") with the amounts paid and won in words; "ohne Einsatz" for a human who paid nothing
+    (a guest, a game without stake), "–" for computers and while the lobby has not answered."""
+    if seat.get("kind") != "human" or not pot:
+        return {"text": "–", "detail": ""}
+    share = next((line for line in pot.get("seats") or [] if line.get("seat") == index), None)
+    if pot.get("state") == "none" or share is None:
+        return {"text": "ohne Einsatz", "detail": ""}
+    paid, won = int(share.get("paid") or 0), int(share.get("won") or 0)
+    if pot.get("state") != "settled":
+        return {"text": "wird ausgezahlt …", "detail": f"eingesetzt {paid} Taler"}
+    net = won - paid
+    text = f"+{net}" if net > 0 else (f"\u2212{-net}" if net < 0 else "\u00b10")
+    return {"text": f"{text} Taler", "detail": f"eingesetzt {paid} Taler, aus dem Topf {won} Taler"}
+
+
+def pot_line(finished: dict[str, Any] | None) -> str | None:
+    """The line under the end table of a stake game once the pot is paid: its size, the house's rest, and the
+    rule in the rule text's words; None without stake or before the payout."""
+    pot = (finished or {}).get("taler") or {}
+    if pot.get("state") != "settled":
+        return None
+    line = f"Topf: {pot.get('total', 0)} Taler"
+    if pot.get("house"):
+        line += f", davon {pot['house']} Taler ans Haus"
+    return (line + ". Der Topf geht an den bestplatzierten Menschen; wer vorzeitig verlässt, verliert seinen "
+                   "Einsatz; sitzt nur ein Mensch mit Einsatz am Tisch, bekommt er ihn zurück.")
 
 
 def phrase_text(item: Any) -> str | None:

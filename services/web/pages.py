@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable
 from pathlib import Path
 from typing import Any
 
@@ -236,12 +236,10 @@ def game_context(view: dict[str, Any], finished: dict[str, Any] | None = None) -
         "status_text": game_view.STATUS_WORDS.get(str(view.get("status")), view.get("status")),
         "ended": view.get("status") == "ended",
         "end_rows": game_view.end_table(view, finished) if view.get("status") == "ended" else [],
+        "pot_line": game_view.pot_line(finished),
         "again": _again(view),
         # A solo mode's game (daily, campaign): "Nochmal" in the same mode, the campaign's next stage once won.
         "mode": (finished or {}).get("mode"), "campaign": (finished or {}).get("campaign"),
-        # A solo game is always without stake; what a table with several humans paid out is the ledger's, which
-        # the web cannot reach (docs/services/web.md, "Not yet").
-        "taler_known": sum(1 for seat in view.get("seats") or [] if seat.get("kind") == "human") == 1,
         "undo_json": '{"zurueck":true}',
     }
 
@@ -255,13 +253,24 @@ def _again(view: dict[str, Any]) -> dict[str, str]:
 
 
 async def _finished(page: Page, view: dict[str, Any]) -> dict[str, Any] | None:
+    """After the end: the leaderboard's end table (list points, new badges, the mode) with the lobby's Taler of
+    the game under `taler` (`GET /pots/{game_id}`); what is not there yet is left out, None before the end."""
     if view.get("status") != "ended":
         return None
-    try:
-        finished: dict[str, Any] = await page.call("leaderboard", "GET", f"/games/{view['game_id']}")
-        return finished
-    except ApiError:
+    board, taler = await asyncio.gather(_quietly(page.call("leaderboard", "GET", f"/games/{view['game_id']}")),
+                                        _quietly(page.call("lobby", "GET", f"/pots/{view['game_id']}")))
+    if board is None and taler is None:
         return None  # the leaderboard has not projected the end yet: the view's outcome stands alone
+    return {**(board or {}), "taler": taler}
+
+
+async def _quietly(answer: Awaitable[Any]) -> dict[str, Any] | None:
+    """An API's answer, or None where it has none (yet) or refuses: a part of the end table stays empty then."""
+    try:
+        result = await answer
+    except ApiError:
+        return None
+    return result if isinstance(result, dict) else None
 
 
 @router.get("/spiel/{game_id}", response_class=HTMLResponse)

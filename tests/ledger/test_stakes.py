@@ -262,6 +262,37 @@ async def test_a_tie_splits_the_pot_and_the_remainder_goes_to_the_house(
     assert memo.endswith("(Rest 1 Taler ans Haus)")
 
 
+async def test_the_pot_tells_who_paid_and_who_won_once_the_game_is_settled(
+        ledger: httpx.AsyncClient, nc: NatsClient, funded_wallet: FundedWallet) -> None:
+    anna, bert, cora = await funded_wallet(100), await funded_wallet(100), await funded_wallet(100)
+    table_id = new_table_id()
+    game = await seated(nc, table_id, [human(anna), human(bert), human(cora), computer(1)], stake=25)
+    assert await request(nc, "ledger.cmd.pot", {"game_id": game.game_id}) == {
+        "state": "none", "total": 0, "shares": [], "house": 0, "memo": ""}
+
+    await game.start()
+    await ledger_has_read_every_game_event(nc)
+    opened = await request(nc, "ledger.cmd.pot", {"game_id": game.game_id})
+    await game.end([1, 1, 3, 4])
+    await ledger_has_read_every_game_event(nc)
+    settled = await request(nc, "ledger.cmd.pot", {"game_id": game.game_id})
+
+    assert opened["state"] == "open" and opened["total"] == 75
+    assert sorted((share["player_id"], share["paid"], share["won"]) for share in opened["shares"]) == sorted(
+        [(anna, 25, 0), (bert, 25, 0), (cora, 25, 0)])
+    assert settled["state"] == "settled" and settled["house"] == 1
+    assert sorted((share["player_id"], share["paid"], share["won"]) for share in settled["shares"]) == sorted(
+        [(anna, 25, 37), (bert, 25, 37), (cora, 25, 0)])
+    assert settled["memo"].startswith("Topf gewonnen, geteilt unter 2: je 37 von 75 Taler")
+
+
+async def test_a_pot_question_without_a_game_id_is_refused(nc: NatsClient) -> None:
+    with pytest.raises(CommandRefused) as refused:
+        await request(nc, "ledger.cmd.pot", {"game_id": ""})
+
+    assert refused.value.status == 422
+
+
 async def test_the_only_human_at_the_table_gets_the_stake_back(
         ledger: httpx.AsyncClient, nc: NatsClient, settings: Settings, funded_wallet: FundedWallet) -> None:
     anna = await funded_wallet(100)

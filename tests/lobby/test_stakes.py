@@ -120,6 +120,21 @@ async def test_the_stake_goes_into_the_pot_at_the_start_and_the_best_placed_huma
     assert await taler_of(lobby_nc, bert) == 150
     assert (await wallet_memos(ledger_service, bert))[0] == (
         f"Topf gewonnen: 100 Taler an Tisch {table['table_id'][:8]}", 100)
+    # The end table's Taler: any signed-in player may ask; the guest paid nothing and is not listed.
+    pot = await lobby.http.get(f"/pots/{table_service.last['game_id']}", headers=gast["headers"])
+    assert pot.status_code == 200, pot.text
+    assert pot.json()["state"] == "settled" and pot.json()["total"] == 100
+    assert [(line["seat"], line["paid"], line["won"], line["net"]) for line in pot.json()["seats"]] == [
+        (0, 50, 0, -50), (1, 50, 100, 50)]
+
+
+async def test_the_taler_of_a_game_the_lobby_never_started_are_not_found(lobby: Lobby) -> None:
+    anna = await new_guest(lobby.http, "Anna")
+
+    answer = await lobby.http.get("/pots/0123456789abcdef0123456789abcdef", headers=anna["headers"])
+
+    assert answer.status_code == 404
+    assert answer.json()["code"] == "game_not_found"
 
 
 async def test_a_failed_start_keeps_the_players_seated_with_their_stakes(

@@ -17,6 +17,7 @@ from libs.platform.contracts.commands import (
     ADVISE,
     BALANCE,
     DECIDE,
+    GAME_POT,
     HOLD_STAKE,
     MAKE_MOVE,
     PLAY_MOVE,
@@ -298,7 +299,7 @@ def test_a_malformed_event_payload_names_the_field_in_german() -> None:
 
 def test_every_command_names_a_subject_and_queue_defined_in_subjects() -> None:
     commands: list[Command[Any, Any]] = [START_GAME, MAKE_MOVE, PLAY_MOVE, VIEW_GAME, DECIDE, ADVISE, BALANCE,
-                                         HOLD_STAKE, RELEASE_STAKE]
+                                         HOLD_STAKE, RELEASE_STAKE, GAME_POT]
     names = {value for key, value in vars(subjects).items() if key.isupper() and isinstance(value, str)}
 
     assert all(command.subject in names and command.queue in names for command in commands)

@@ -96,3 +96,23 @@ def test_the_vendored_scripts_are_the_pinned_npm_files_with_their_licences_and_t
         assert hashlib.sha256((vendor / name).read_bytes()).hexdigest() == digest, name
         assert (vendor / name.replace(".min.js", ".LICENSE")).read_text().strip()
         assert f'src="/static/vendor/{name}"' in base
+
+
+def test_the_end_table_shows_each_humans_taler_from_the_pot() -> None:
+    view = {"you": 0, "seats": [{"name": "Anna", "kind": "human"}, {"name": "Bert", "kind": "human"},
+                                {"name": "Gast", "kind": "human"}, {"name": "Robo", "kind": "bot"}],
+            "outcome": {"places": [2, 1, 3, 4], "scores": [5, 9, 2, 1]}}
+    pot = {"state": "settled", "total": 100, "seats": [{"seat": 0, "paid": 50, "won": 0},
+                                                       {"seat": 1, "paid": 50, "won": 100}]}
+
+    rows = {row["name"]: row["taler"] for row in game_view.end_table(view, {"taler": pot})}
+    waiting = game_view.end_table(view, {"taler": {**pot, "state": "open"}})
+    without = game_view.end_table(view, {"taler": {"state": "none", "seats": []}})
+
+    assert rows["Bert"] == {"text": "+50 Taler", "detail": "eingesetzt 50 Taler, aus dem Topf 100 Taler"}
+    assert rows["Anna"]["text"] == "\u221250 Taler" and rows["Gast"]["text"] == "ohne Einsatz"
+    assert rows["Robo"]["text"] == "–"
+    assert {row["name"]: row["taler"]["text"] for row in waiting}["Anna"] == "wird ausgezahlt …"
+    assert {row["taler"]["text"] for row in without if row["name"] != "Robo"} == {"ohne Einsatz"}
+    assert game_view.pot_line({"taler": {**pot, "house": 1}}).startswith("Topf: 100 Taler, davon 1 Taler ans Haus.")
+    assert game_view.pot_line({"taler": {**pot, "state": "open"}}) is None and game_view.pot_line(None) is None

@@ -82,9 +82,11 @@ def test_a_daily_game_from_the_home_page_shows_in_the_day_list_and_the_history_c
         context.close()
 
 
-def _open_tinygame_table(host: Any, guest: Any, host_name: str) -> None:
+def _open_tinygame_table(host: Any, guest: Any, host_name: str, stake: str | None = None) -> None:
     offer = host.locator('section.game-offer[data-game="tinygame"]')
     offer.get_by_text("Tisch für Mitspieler eröffnen").click()
+    if stake is not None:
+        offer.get_by_label("Einsatz", exact=False).select_option(stake)
     offer.get_by_label("Plätze am Tisch").select_option("2")
     offer.get_by_label("Freie Plätze beim Start").select_option("false")
     offer.get_by_role("button", name="Tisch eröffnen").click()
@@ -157,6 +159,54 @@ def test_two_people_chat_at_their_table_live_and_markup_stays_text_then_nochmal_
             guest.wait_for_url(lambda url: bool(game_id.search(url)) and url != first_game, timeout=15_000)
             host.wait_for_url(lambda url: url == guest.url, timeout=15_000)  # the host's table page follows
             shoot(host, "table-nochmal")
+    finally:
+        host_context.close()
+        guest_context.close()
+
+
+def _signed_up(browser: Any, web_platform: WebPlatform, prefix: str) -> tuple[Any, Any, str]:
+    """A new registered player's browser on the start page once the ledger has opened the wallet."""
+    context = browser.new_context(viewport=DESKTOP, locale="de-DE")
+    page = context.new_page()
+    page.goto(web_platform.url + "/")
+    name = f"{prefix}{int(time.time() * 1000) % 100000}"
+    page.get_by_label("Name", exact=True).first.fill(name)
+    page.get_by_label(re.compile("^Passwort \\(mindestens")).fill("geheim-123")
+    page.get_by_role("button", name="Registrieren").click()
+    page.get_by_text(f"Angemeldet als {name}").wait_for()
+    deadline = time.monotonic() + 20  # the ledger opens the wallet when it reads the registration
+    while not page.locator(".wallet-line").count():
+        assert time.monotonic() < deadline, "the wallet never showed"
+        time.sleep(0.5)
+        page.reload()
+    return context, page, name
+
+
+def test_the_end_table_shows_what_each_player_won_or_lost_at_a_stake_table(
+        browser: Any, web_platform: WebPlatform) -> None:
+    """Two registered players at a stake table; the second leaves (forfeits, the computer plays on for the
+    seat), the first plays to the end: the end table shows the pot's Taler per seat, from the ledger via the
+    lobby's `GET /pots/{game_id}`."""
+    host_context, host, host_name = _signed_up(browser, web_platform, "Rosa")
+    guest_context, guest, guest_name = _signed_up(browser, web_platform, "Sven")
+    try:
+        with kept_on_failure(host, "taler"):
+            _open_tinygame_table(host, guest, host_name, stake="25")
+            guest.get_by_role("button", name="Partie verlassen").click()
+            guest.get_by_role("button", name="Ja, verlassen").click()
+            guest.get_by_text("Du hast die Partie verlassen").wait_for()
+            play_to_the_end(host)
+            deadline = time.monotonic() + 20  # the ledger pays the pot when it reads the game's end
+            while "+25 Taler" not in host.locator("#game .end").inner_text():
+                assert time.monotonic() < deadline, host.locator("#game .end").inner_text()
+                time.sleep(0.5)
+                host.reload()
+            rows = {row.locator("td").nth(1).inner_text(): row.locator("td.taler").inner_text()
+                    for row in host.locator("#game .end tbody tr").all()}
+            assert rows[f"{host_name} (du)"] == "+25 Taler (eingesetzt 25 Taler, aus dem Topf 50 Taler)"
+            assert rows[guest_name] == "\u221225 Taler (eingesetzt 25 Taler, aus dem Topf 0 Taler)"
+            assert host.locator("#game .pot-line").inner_text().startswith("Topf: 50 Taler.")
+            shoot(host, "end-taler")
     finally:
         host_context.close()
         guest_context.close()

@@ -26,6 +26,7 @@ __all__ = [
     "ADVISE",
     "BALANCE",
     "DECIDE",
+    "GAME_POT",
     "HOLD_STAKE",
     "LEAVE_GAME",
     "MAKE_MOVE",
@@ -47,6 +48,9 @@ __all__ = [
     "HoldStake",
     "MakeMove",
     "MoveMadeReply",
+    "Pot",
+    "PotQuery",
+    "PotShare",
     "Receipt",
     "Refused",
     "ReleaseStake",
@@ -376,3 +380,42 @@ class StakeReleased(Contract, frozen=True, kw_only=True):
 
 
 RELEASE_STAKE = Command(subjects.LEDGER_RELEASE, subjects.LEDGER_QUEUE, ReleaseStake, StakeReleased)
+
+
+# ---- ledger.cmd.pot (lobby → ledger) -----------------------------------------------------------------
+class PotQuery(Contract, frozen=True, kw_only=True):
+    """What a game's pot took in and paid out (for the end table's Taler)."""
+
+    WHAT: ClassVar[str] = "Die Anfrage ledger.cmd.pot"
+
+    game_id: str
+
+
+class PotShare(Contract, frozen=True, kw_only=True):
+    """One registered player's Taler in a game's pot: `paid` into it at the start, `won` out of it at the end."""
+
+    WHAT: ClassVar[str] = "Ein Anteil am Topf"
+
+    player_id: str
+    paid: int
+    won: int
+
+
+class Pot(Contract, frozen=True, kw_only=True):
+    """A game's pot as the ledger booked it.
+
+    `state`: "none" (no stake was collected for this game: played without stake, or nobody had one held),
+    "open" (collected, the game not settled yet) or "settled" (paid out). `shares` lists every player who paid
+    or won, `house` what went to the house, `memo` the payout's words as the wallets' history shows them.
+    """
+
+    WHAT: ClassVar[str] = "Die Antwort auf ledger.cmd.pot"
+
+    state: str
+    total: int = 0
+    shares: list[PotShare] = msgspec.field(default_factory=list)
+    house: int = 0
+    memo: str = ""
+
+
+GAME_POT = Command(subjects.LEDGER_POT, subjects.LEDGER_QUEUE, PotQuery, Pot)

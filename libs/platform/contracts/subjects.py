@@ -113,6 +113,7 @@ LEDGER_QUEUE = "ledger"
 LEDGER_BALANCE = "ledger.cmd.balance"
 LEDGER_HOLD = "ledger.cmd.hold"
 LEDGER_RELEASE = "ledger.cmd.release"
+LEDGER_POT = "ledger.cmd.pot"
 
 # ---- Durable consumers (shared by all replicas of their service) --------------------------------------
 TABLE_FOLLOWUP_DURABLE = "table-followup"

@@ -58,3 +58,12 @@ async def my_wallet(player: CurrentPlayer, runtime: RuntimeDep) -> dict[str, Any
     `balance` is null for guests (they play without stake) and for a wallet the ledger has not opened yet;
     503 `ledger_unavailable` when the ledger does not answer."""
     return await stakes.wallet_of(runtime, player)
+
+
+@router.get("/pots/{game_id}")
+async def game_pot(game_id: str, player: CurrentPlayer, runtime: RuntimeDep) -> dict[str, Any]:
+    """A game's Taler as the end table shows them, from the ledger (`ledger.cmd.pot`): `state` ("none" without
+    stake, "open" until the end, "settled"), the pot's `total`, what went to the `house`, the payout's `memo`,
+    and per seat that paid or won `paid`, `won` and `net` (won − paid). Open to every signed-in player: the
+    stake and the places are public, so is their arithmetic. 404 for a game the lobby never started."""
+    return await stakes.pot_of(runtime, game_id)
