@@ -216,21 +216,9 @@ def test_a_registered_player_sees_the_wallet_beside_the_stake_and_after_sitting_
         browser: Any, web_platform: WebPlatform) -> None:
     """The lobby's `GET /me/wallet` (the ledger's balance over NATS): on the home page, in the table form beside
     the stake, and on the table page once the stake is held."""
-    context = browser.new_context(viewport=DESKTOP, locale="de-DE")
-    page = context.new_page()
+    context, page, _ = _signed_up(browser, web_platform, "Wilma")
     try:
         with kept_on_failure(page, "wallet"):
-            page.goto(web_platform.url + "/")
-            name = f"Wilma{int(time.time() * 1000) % 100000}"
-            page.get_by_label("Name", exact=True).first.fill(name)
-            page.get_by_label(re.compile("^Passwort \\(mindestens")).fill("geheim-123")
-            page.get_by_role("button", name="Registrieren").click()
-            page.get_by_text(f"Angemeldet als {name}").wait_for()
-            deadline = time.monotonic() + 20  # the ledger opens the wallet when it reads the registration
-            while not page.locator(".wallet-line").count():
-                assert time.monotonic() < deadline, "the wallet never showed"
-                time.sleep(0.5)
-                page.reload()
             offer = page.locator('section.game-offer[data-game="tinygame"]')
             offer.get_by_text("Tisch für Mitspieler eröffnen").click()
             shown = re.search(r"(\d+) Taler", offer.locator(".wallet-line").inner_text())
