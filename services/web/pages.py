@@ -572,16 +572,22 @@ async def table_action(table_id: str, action: str, request: Request) -> Response
 @router.post("/spiel/{game_id}/verlassen/frage", response_class=HTMLResponse)
 async def leave_question(game_id: str, request: Request) -> Response:
     """What leaving costs, asked before anything happens (the table's rule: the computer plays on for the seat;
-    with other humans at the table the leaderboard takes 10 points)."""
+    with other humans at the table the leaderboard takes 10 points; a stake paid into the pot is lost unless the
+    player is the only human of the game: lobby `GET /pots/{id}`)."""
     page = Page(request)
     await page.form()
     try:
-        view = await page.call("table", "GET", f"/games/{game_id}/view")
+        view, pot = await asyncio.gather(page.call("table", "GET", f"/games/{game_id}/view"),
+                                         _quietly(page.call("lobby", "GET", f"/pots/{game_id}")))
     except ApiError as error:
         return _refused(page, error)
-    humans = [seat for index, seat in enumerate(view.get("seats") or [])
+    seats = view.get("seats") or []
+    humans = [seat for index, seat in enumerate(seats)
               if seat.get("kind") == "human" and index != view.get("you") and not seat.get("left")]
-    return page.render("_leave.html", game_id=game_id, with_humans=bool(humans))
+    mine = next((line for line in (pot or {}).get("seats") or [] if line.get("seat") == view.get("you")), None)
+    stake = int(mine.get("paid") or 0) if mine is not None and (pot or {}).get("state") == "open" else 0
+    alone = sum(1 for seat in seats if seat.get("kind") == "human") == 1
+    return page.render("_leave.html", game_id=game_id, with_humans=bool(humans), stake=stake, alone=alone)
 
 
 @router.post("/spiel/{game_id}/verlassen", response_class=HTMLResponse)

@@ -193,6 +193,7 @@ def test_the_end_table_shows_what_each_player_won_or_lost_at_a_stake_table(
         with kept_on_failure(host, "taler"):
             _open_tinygame_table(host, guest, host_name, stake="25")
             guest.get_by_role("button", name="Partie verlassen").click()
+            assert "Deinen Einsatz von 25 Taler verlierst du" in guest.locator("#preview .warning").inner_text()
             guest.get_by_role("button", name="Ja, verlassen").click()
             guest.get_by_text("Du hast die Partie verlassen").wait_for()
             play_to_the_end(host)
