@@ -11,7 +11,7 @@ export UV_PROJECT_ENVIRONMENT := $(VENV)
 # Byte-code caches make every service start in ~1 s instead of ~4 s; some machines disable them globally.
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: run test venv lint typecheck contracts demo bench screens clean
+.PHONY: run observe test venv lint typecheck contracts demo bench screens clean
 
 # uv itself comes from PyPI into a tools folder; everything else from the lock file.
 $(UV):
@@ -30,8 +30,13 @@ $(VENV)/.synced-bench: $(VENV)/.synced
 	$(UV) sync --frozen --compile-bytecode --python $(PYTHON) --quiet --group bench
 	@touch $@
 
+# OBSERVE=1 (or `make observe`): also Prometheus from Debian's `prometheus` package, scraping everything as the
+# cluster's does (docs/operations.md, "On your laptop").
 run: venv
-	$(PY) -m libs.devservers.stack
+	$(PY) -m libs.devservers.stack $(if $(filter-out 0,$(OBSERVE)),--observe)
+
+observe: venv
+	$(PY) -m libs.devservers.stack --observe
 
 test: venv contracts lint typecheck
 	$(PY) -m pytest -q -p no:cacheprovider

@@ -9,6 +9,8 @@ import sys
 import time
 from pathlib import Path
 
+from libs.devservers.monitoring import Monitoring
+from libs.devservers.nats_server import NatsServer
 from libs.devservers.processes import REPO_ROOT, ServiceProcess, platform_processes, web_process
 from libs.devservers.servers import start_servers
 
@@ -19,6 +21,9 @@ def main() -> None:
     other; wait for Ctrl-C."""
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--data", type=Path, default=REPO_ROOT / ".data")
+    parser.add_argument("--observe", action="store_true",
+                        help="also start Prometheus (Debian's package) scraping every service and NATS, with the "
+                             "cluster's alert rules (`make observe`)")
     args = parser.parse_args()
     data: Path = args.data.resolve()
     (data / "logs").mkdir(parents=True, exist_ok=True)
@@ -27,6 +32,7 @@ def main() -> None:
     servers = start_servers(data, throwaway=False, nats_port=4222, postgres_port=5432, use_environment=True)
     nats_server, nats_url, database_url = servers.nats, servers.nats_url, servers.database_url
     services: list[ServiceProcess] = []
+    monitoring: Monitoring | None = None
     stopping = False
 
     def request_stop(*_: object) -> None:
@@ -45,6 +51,8 @@ def main() -> None:
         web = web_process(env, {service.name: service.url for service in services}, logs=data / "logs").start()
         services.append(web)
         web.wait_ready()
+        if args.observe:
+            monitoring = observe(data, servers.nats, services)
         print(f"\nIm Browser spielen: {web.url}", flush=True)
         print("\nSpeed platform is running (Ctrl-C stops everything; data stays in "
               f"{data}):\n", flush=True)
@@ -62,6 +70,9 @@ def main() -> None:
                 print(f"  {service.name:<14} {service.url}   (API docs {service.url}/docs, metrics "
                       f"{service.url}/metrics)")
         print(f"  {web.name:<14} {web.url}   (the pages; metrics {web.url}/metrics)")
+        if monitoring is not None:
+            print(f"  prometheus     {monitoring.url}   (its pages: {monitoring.url}/classic/targets, "
+                  f"{monitoring.url}/classic/alerts, {monitoring.url}/classic/graph)")
         print(f"\n  logs           {data / 'logs'}\n", flush=True)
         while not stopping:
             for service in services:
@@ -71,10 +82,29 @@ def main() -> None:
             time.sleep(0.5)
     finally:
         print("stopping ...", flush=True)
+        if monitoring is not None:
+            monitoring.stop()
         for service in reversed(services):
             service.stop()
         servers.stop()
         print("stopped.", flush=True)
+
+
+def observe(data: Path, nats_server: NatsServer | None, services: list[ServiceProcess]) -> Monitoring | None:
+    """Start Prometheus on 9090 (or a free port) scraping `services` and the NATS server started here, with
+    the cluster's ServiceMonitors, relabelling and rules; None (and why, on stderr) if it cannot."""
+    if nats_server is None:
+        print("make observe: NATS_URL names an external server; its metrics are its operator's, so Prometheus "
+              "is not started", file=sys.stderr)
+        return None
+    try:
+        monitoring = Monitoring(data / "monitoring", nats_server.monitor_port, prometheus_port=9090,
+                                exporter_port=7777).start()
+    except FileNotFoundError as missing:
+        print(f"make observe: {missing}", file=sys.stderr)
+        return None
+    monitoring.watch(services)
+    return monitoring
 
 
 if __name__ == "__main__":

@@ -13,3 +13,7 @@ EVENTS_IGNORED = Counter(
     "Game log messages the leaderboard does not project (other types, or malformed)",
     ["reason"],
 )
+IGNORED_REASONS = ("other_type", "malformed")
+"""Why a message is not projected; each reason's series exists from the start, at 0."""
+for _reason in IGNORED_REASONS:
+    EVENTS_IGNORED.labels(_reason)

@@ -47,6 +47,9 @@ POT_EMPTY = "pot_empty"
 POT_WON = "pot_won"
 STAKE_RETURNED = "stake_returned"
 POT_TO_HOUSE = "pot_to_house"
+KINDS = (STAKE_HELD, STAKE_RELEASED, STAKE_EXPIRED, POT_COLLECTED, POT_EMPTY, POT_WON, STAKE_RETURNED,
+         POT_TO_HOUSE)
+"""Every kind of transaction the stakes book."""
 MAX_STAKE = 100
 # The wallet history's memo of a release, by why the lobby asked for it (`{table}`: the table's label).
 NOT_STARTED_IN_TIME = "Einsatz zurück: Tisch {table} wurde nicht rechtzeitig gestartet"

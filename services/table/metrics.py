@@ -6,6 +6,7 @@ GAMES_STARTED = Counter("speed_table_games_started_total", "Games started", ["ga
 GAMES_ENDED = Counter("speed_table_games_ended_total", "Games ended", ["game"])
 MOVES = Counter("speed_table_moves_total", "Moves appended to the log", ["game", "chosen_by"])
 MOVES_REFUSED = Counter("speed_table_moves_refused_total", "Moves refused", ["reason"])
+MOVES_REFUSED.labels("illegal")  # from the start, at 0: the panel has a series before the first refusal
 APPEND_CONFLICTS = Counter("speed_table_append_conflicts_total",
                            "Appends that lost a race to another replica and were decided again")
 APPEND_SECONDS = Histogram("speed_table_append_seconds", "Time to append one event to the log",
@@ -23,6 +24,8 @@ CLOCKS_STARTED = Counter("speed_table_clocks_started_total", "Think-time clocks 
 TIMEOUT_MOVES = Counter("speed_table_timeout_moves_total",
                         "Decisions the computer made for a human whose think time ran out")
 ADVICE = Counter("speed_table_advice_total", "Rat des Meisters requests", ["answer"])
+for _answer in ("given", "refused"):  # both series from the start, at 0: a dashboard sees them before the first
+    ADVICE.labels(_answer)
 # The archive (docs/archive.md).
 ARCHIVED_EVENTS = Counter("speed_table_archived_events_total",
                           "Events the archive consumer stored in PostgreSQL (redeliveries included, stored once)")
