@@ -1,7 +1,8 @@
 """The player's home ("Meine Seite"): today's daily games with their published seed commitments, each game's
 solo modes with their lists (all-time and the day's), campaign progress (e.g. Speedkoi's Gärten-Reise),
 "Weiterspielen", the history with its curve, streaks, the badge books (e.g. Speedkoi's Gartenbuch), the
-leaderboards per variant, the skill ratings (with their curve, and each variant's rating list) and the wallet. Everything from the lobby's and the leaderboard's public APIs."""
+leaderboards per variant, the skill ratings (with their curve, and each variant's rating list) and the wallet.
+Everything from the lobby's and the leaderboard's public APIs."""
 
 from __future__ import annotations
 
