@@ -63,6 +63,7 @@ bench: $(VENV)/.synced-bench
 	$(PY) -m tools.platform_bench
 	$(PY) -m tools.replay_bench
 	$(PY) -m tools.web_bench
+	$(PY) -m tools.rating_bench
 
 clean:
 	rm -rf $(VENV) $(TOOLS)

@@ -6,8 +6,9 @@
    random, a computer at one seat in 30 % of the games. A seat's result is its hidden strength plus luck (a normal
    draw of the game's `LUCK`, see below); the order of results is the game's places (equal results share one).
    The ratings come from the service's own update (`rating_model.replay`, the same code the projection runs);
-   the figure is Kendall's τ-b (scipy) between the players' final μ and their hidden strength. Target: τ ≥ 0.75
-   everywhere.
+   the figure is Kendall's τ-b (scipy) between the players' final μ and their hidden strength, beside the τ of each
+   player's mean normalised place (the naive estimate, blind to whom they met). Targets: τ ≥ 0.6 and no more than
+   0.05 below the naive estimate's.
 2. **Speed.** 100,000 games (one list, 1,000 players, 2–4 seats, computers as above) projected by the live
    projection's own code, `projection.read_finished_game` → `projection.rated_game_of` →
    `rating_projection.rate_games`, into a real PostgreSQL (throwaway, started here, migrated), 1,000 games per
@@ -58,7 +59,12 @@ BATCH = 1000
 COMPUTER_SHARE = 0.3
 LEVELS = {"easy": -1.0, "normal": 0.0, "strong": 1.0}
 LUCK = {"speedmosaik": 0.5, "speednova": 0.5, "speedkoi": 0.8, "speedspore": 1.5}
-TAU_TARGET = 0.75
+TAU_FLOOR = 0.6
+TAU_MARGIN = -0.05
+"""Targets: τ ≥ 0.6, and at most 0.05 below the τ of the naive estimate (each player's mean normalised place).
+With tables drawn at random the naive estimate is at its best (everyone meets the same mix of opponents); the
+rating's use of the opponents' strength pays where tables are not random (a matchmaker seats like with like, the
+mean place then says nothing), so here it only must not fall clearly behind counting."""
 PROJECTION_TARGET_S = 60.0
 START = datetime(2026, 12, 1, tzinfo=UTC)
 
@@ -99,8 +105,12 @@ def accuracy(game: str, seats: int, teams: bool, seed: int, games: int) -> dict[
     rng = random.Random(f"{seed}:{game}:{seats}:{teams}")
     strengths = [rng.gauss(0.0, 1.0) for _ in range(PLAYERS)]
     rated: list[RatedGame] = []
+    standing: list[list[float]] = [[] for _ in range(PLAYERS)]  # the baseline's normalised places
     for number in range(games):
         table = draw_table(rng, strengths, seats, LUCK[game], teams)
+        for player, place in zip(table.seats, table.places, strict=True):
+            if isinstance(player, int):
+                standing[player].append((len(table.seats) - place) / (len(table.seats) - 1))
         rated.append(RatedGame(game_id=f"g{number:06d}", game=game, variant=game,
                                ended_at=START + timedelta(seconds=number),
                                seats=rated_seats(end_table(table), table.teams, frozenset())))
@@ -110,13 +120,15 @@ def accuracy(game: str, seats: int, teams: bool, seed: int, games: int) -> dict[
     cpu = time.process_time() - started
     mus = [states[f"p{player:04d}"].rating.mu if f"p{player:04d}" in states else 25.0 for player in range(PLAYERS)]
     tau = kendalltau(mus, strengths).statistic
+    baseline = kendalltau([sum(places) / len(places) if places else 0.5 for places in standing], strengths).statistic
     computers = {level: round(states[computer_key(level)].rating.shown) for level in LEVELS
                  if computer_key(level) in states}
     played = [states[f"p{player:04d}"].games for player in range(PLAYERS) if f"p{player:04d}" in states]
     return {"game": game, "seats": "2 v 2" if teams else seats, "games": games, "tau": round(float(tau), 4),
+            "tau_mean_place": round(float(baseline), 4),
             "games_per_player_min": min(played), "games_per_player_median": sorted(played)[len(played) // 2],
             "computers_shown": computers, "update_cpu_us": round(cpu / games * 1e6, 1),
-            "met": bool(tau >= TAU_TARGET)}
+            "met": bool(tau >= TAU_FLOOR and tau >= baseline + TAU_MARGIN)}
 
 
 def game_ended_event(number: int, table: Table, variant: str) -> bytes:
@@ -196,12 +208,13 @@ def main() -> int:
 
     rows = [accuracy(game, seats, False, args.seed, args.games) for game in LUCK for seats in (2, 3, 4)]
     rows.append(accuracy("speednova", 4, True, args.seed, args.games))
-    print(f"{'game':<12} {'seats':>5} {'τ':>7} {'games/player (min, median)':>27} {'computers':>32} {'µs/game':>8}")
+    print(f"{'game':<12} {'seats':>5} {'τ':>7} {'τ mean place':>12} {'games/player (min, median)':>27} "
+          f"{'computers':>32} {'µs/game':>8}")
     for row in rows:
         computers = " ".join(f"{level} {shown}" for level, shown in row["computers_shown"].items())
-        print(f"{row['game']:<12} {row['seats']!s:>5} {row['tau']:>7.3f} "
+        print(f"{row['game']:<12} {row['seats']!s:>5} {row['tau']:>7.3f} {row['tau_mean_place']:>12.3f} "
               f"{row['games_per_player_min']:>20}, {row['games_per_player_median']:<5} {computers:>32} "
-              f"{row['update_cpu_us']:>8}{'' if row['met'] else '  MISSED (τ ≥ 0.75)'}")
+              f"{row['update_cpu_us']:>8}{'' if row['met'] else '  MISSED (τ ≥ 0.6 and ≥ mean place − 0.05)'}", flush=True)
 
     with tempfile.TemporaryDirectory(prefix="rating-bench-") as root:
         postgres = PostgresServer(Path(root) / "postgres", throwaway=True).start()
@@ -216,7 +229,7 @@ def main() -> int:
           f"{speed['late_by_999_games_ms']} ms")
     OUTPUT.parent.mkdir(parents=True, exist_ok=True)
     result = {"measured_at": datetime.now(UTC).isoformat(timespec="seconds"), "seed": args.seed,
-              "players": PLAYERS, "luck": LUCK, "tau_target": TAU_TARGET, "accuracy": rows,
+              "players": PLAYERS, "luck": LUCK, "tau_floor": TAU_FLOOR, "tau_margin": TAU_MARGIN, "accuracy": rows,
               "projection": speed, "projection_target_s": PROJECTION_TARGET_S}
     OUTPUT.write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     print(f"written to {OUTPUT.relative_to(REPO_ROOT)}")
