@@ -214,7 +214,8 @@ def main() -> int:
         computers = " ".join(f"{level} {shown}" for level, shown in row["computers_shown"].items())
         print(f"{row['game']:<12} {row['seats']!s:>5} {row['tau']:>7.3f} {row['tau_mean_place']:>12.3f} "
               f"{row['games_per_player_min']:>20}, {row['games_per_player_median']:<5} {computers:>32} "
-              f"{row['update_cpu_us']:>8}{'' if row['met'] else '  MISSED (τ ≥ 0.6 and ≥ mean place − 0.05)'}", flush=True)
+              f"{row['update_cpu_us']:>8}{'' if row['met'] else '  MISSED (τ ≥ 0.6 and ≥ mean place − 0.05)'}",
+              flush=True)
 
     with tempfile.TemporaryDirectory(prefix="rating-bench-") as root:
         postgres = PostgresServer(Path(root) / "postgres", throwaway=True).start()
