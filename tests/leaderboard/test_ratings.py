@@ -3,6 +3,7 @@ they do not depend on the order the games' ends arrive in."""
 
 from __future__ import annotations
 
+import asyncio
 import random
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
@@ -238,4 +239,21 @@ async def test_the_same_games_in_any_order_give_bit_identical_ratings(engine: As
         assert rated.scalar() == 60
     finally:
         for schema in (in_order, arrived, repaired):
+            await drop_schema(engine, schema)
+
+
+async def test_two_replicas_rating_one_list_at_once_lose_no_update(engine: AsyncEngine) -> None:
+    events = random_games(40, random.Random(2))
+    in_order, together = fresh_schema_name(), fresh_schema_name()
+    for schema in (in_order, together):
+        await create_fresh_schema(engine, schema)
+    try:
+        await project_in_order(engine, in_order, events)
+        # Two consumers share the list's games, each projecting one game per transaction, at the same time.
+        await asyncio.gather(project_in_order(engine, together, events[0::2]),
+                             project_in_order(engine, together, events[1::2]))
+        async with engine.connect() as connection:
+            assert await compare_schemas(connection, metadata, in_order, together, IGNORED_COLUMNS) == []
+    finally:
+        for schema in (in_order, together):
             await drop_schema(engine, schema)
