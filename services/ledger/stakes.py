@@ -54,7 +54,10 @@ MAX_STAKE = 100
 # The wallet history's memo of a release, by why the lobby asked for it (`{table}`: the table's label).
 NOT_STARTED_IN_TIME = "Einsatz zurück: Tisch {table} wurde nicht rechtzeitig gestartet"
 RELEASE_MEMOS = {"left": "Einsatz zurück: Tisch {table} vor dem Start verlassen",
-                 "table_closed": NOT_STARTED_IN_TIME}
+                 "table_closed": NOT_STARTED_IN_TIME,
+                 # A quick match's hold while its player waits (`{table}`: the start of the match id).
+                 "match_left": "Einsatz zurück: Schnell spielen {table} beendet, bevor ein Tisch frei war",
+                 "match_seated": "Einsatz aus Schnell spielen {table} geht an den Tisch der Partie"}
 
 StartedLoader = Callable[[str], Awaitable[Event | None]]
 
@@ -96,8 +99,9 @@ def check_stake_command(command: HoldStake | ReleaseStake) -> None:
     if isinstance(command, HoldStake) and not 0 < command.amount <= MAX_STAKE:
         raise MalformedStakeCommand(f"Ein Einsatz ist 1 bis {MAX_STAKE} Taler.")
     if isinstance(command, ReleaseStake) and command.because not in RELEASE_MEMOS:
-        raise MalformedStakeCommand("Ein Einsatz geht zurück, weil jemand aufsteht („left“) oder der Tisch "
-                                    "geschlossen wird („table_closed“).")
+        raise MalformedStakeCommand("Ein Einsatz geht zurück, weil jemand aufsteht („left“), der Tisch "
+                                    "geschlossen wird („table_closed“), jemand nicht mehr auf Schnell spielen "
+                                    "wartet („match_left“) oder dafür einen Tisch bekommt („match_seated“).")
 
 
 async def hold_stake(session: AsyncSession, command: HoldStake, now: datetime, ttl: timedelta) -> StakeHeld:

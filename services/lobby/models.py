@@ -1,5 +1,6 @@
 """The lobby's PostgreSQL tables (schema `lobby`): players, game tables and their seats, failed logins, and a
-player's home: daily seeds, daily attempts, campaign progress, who played which game, and table chat."""
+player's home: daily seeds, daily attempts, campaign progress, who played which game, table chat, and the
+quick-match queue."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from sqlalchemy import (
     func,
     text,
 )
-from sqlalchemy.dialects.postgresql import JSONB
+from sqlalchemy.dialects.postgresql import ARRAY, JSONB
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 SCHEMA = "lobby"
@@ -200,3 +201,51 @@ class ChatMessage(Base):
     posted_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
 
     __table_args__ = (Index("chat_messages_by_author", "game_id", "player_id", "posted_at"),)
+
+
+class MatchPool(Base):
+    """One quick-match queue: a game, its variant (the rating list) and a stake. A matching round locks the
+    pool's row with `SKIP LOCKED`, so one replica at a time matches a pool and the replicas share the pools."""
+
+    __tablename__ = "match_pools"
+
+    game: Mapped[str] = mapped_column(String(40), primary_key=True)
+    variant: Mapped[str] = mapped_column(String(40), primary_key=True)
+    stake: Mapped[int] = mapped_column(Integer, primary_key=True)
+
+
+class MatchRequest(Base):
+    """A player's place in a quick-match queue, from "Schnell spielen" until seated, cancelled or dropped."""
+
+    __tablename__ = "match_requests"
+
+    match_id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    player_id: Mapped[str] = mapped_column(String(32))
+    name: Mapped[str] = mapped_column(String(40))
+    account: Mapped[str] = mapped_column(String(16))  # guest | registered
+    game: Mapped[str] = mapped_column(String(40))
+    variant: Mapped[str] = mapped_column(String(40))
+    stake: Mapped[int] = mapped_column(Integer)
+    # The seat counts the player accepts (one, or every count from 2 to 4 the game allows).
+    seat_counts: Mapped[list[int]] = mapped_column(ARRAY(Integer))
+    # Seconds of waiting after which computers fill the table; None: never.
+    fill_after: Mapped[int | None] = mapped_column(Integer)
+    # The player's shown rating in the list when they entered the queue (1500 for a new player).
+    rating: Mapped[int] = mapped_column(Integer)
+    status: Mapped[str] = mapped_column(String(16))  # waiting | seated | cancelled | dropped
+    reason: Mapped[str | None] = mapped_column(String(300))  # why dropped, in German
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    # The last heartbeat (the player's `GET /match/{id}`); a player silent too long is dropped.
+    seen_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    ended_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    table_id: Mapped[str | None] = mapped_column(String(32))
+    game_id: Mapped[str | None] = mapped_column(String(32))
+    # The ledger key of the stake held while waiting (None: nothing held).
+    stake_key: Mapped[str | None] = mapped_column(String(300))
+
+    __table_args__ = (
+        # Nobody waits twice: the backstop behind the "already queued" check, over all replicas.
+        Index("match_requests_one_waiting", "player_id", unique=True, postgresql_where=text("status = 'waiting'")),
+        Index("match_requests_waiting", "game", "variant", "stake", "created_at",
+              postgresql_where=text("status = 'waiting'")),
+    )

@@ -75,3 +75,18 @@ class ChatBody(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     text: str = Field(max_length=2000)
+
+
+class MatchBody(BaseModel):
+    """`POST /match`: "Schnell spielen" – wait for players of like strength, optionally filled with computers."""
+
+    model_config = ConfigDict(extra="forbid")
+    game: str = Field(max_length=200)
+    variant: str | None = Field(default=None, max_length=200)
+    """The rating list (a Speedmosaik workshop, Speedkoi's spielart); default: the game's default."""
+    seats: int | str = Field(default=2)
+    """2, 3 or 4 (as the game allows), or "2-4" / "2–4" for any of them."""
+    stake: int = 0
+    """0, or 10, 25, 50, 100 Taler (registered players pay; held while waiting)."""
+    fill_after: int | None = None
+    """Seconds of waiting after which computers fill the table (0–600); null: never."""

@@ -51,6 +51,14 @@ class HeldStake:
     key: str
 
 
+class StakeRefused(CommandRefused):
+    """The ledger refused to hold one player's stake (not enough Taler, no wallet): that player's refusal."""
+
+    def __init__(self, refusal: CommandRefused, player_id: str) -> None:
+        super().__init__(refusal.status, refusal.reason, refusal.code)
+        self.player_id = player_id
+
+
 def stale_after(hold_ttl_seconds: int) -> timedelta:
     """How long a stake table may stay open before the lobby closes it: half the ledger's hold time."""
     return timedelta(seconds=hold_ttl_seconds / 2)

@@ -27,7 +27,15 @@ from libs.rules.registry import UnknownRules
 from services.lobby.database import sessions_of
 from services.lobby.errors import conflict, invalid, table_not_found
 from services.lobby.models import GamePlayer, GameTable, Seat
-from services.lobby.stakes import hold_stake, holds_undone_on_failure, pays_stake, release_stake, stale_after
+from services.lobby.stakes import (
+    HeldStake,
+    StakeRefused,
+    hold_stake,
+    holds_undone_on_failure,
+    pays_stake,
+    release_stake,
+    stale_after,
+)
 from services.lobby.table_settings import (
     TableSettings,
     check_bot_level,
@@ -84,6 +92,39 @@ async def open_table(runtime: Runtime, host: Identity, game: str, settings: dict
             await hold_stake(runtime, table, seat, held)
         session.add(seat)
     return describe(table, [seat])
+
+
+async def seat_match(runtime: Runtime, session: AsyncSession, humans: Sequence[Identity], checked: TableSettings,
+                     seat_count: int, bot_level: str, held: list[HeldStake]) -> tuple[GameTable, list[Seat]]:
+    """Open a quick match's table and start its game at once, inside the caller's transaction.
+
+    The humans sit in seats 0.. in the order given (the first hosts), computers of `bot_level` in the rest;
+    each registered player's stake is held on the table first (a refusal names the player: `StakeRefused`).
+    From then on it is a table like any other: chat, pot, end table and "Nochmal" work as at an open table.
+    """
+    table = _new_table(humans[0], checked, seat_count, bot_level, fill_with_bots=True, is_solo=False,
+                       now=clock_of(runtime).now())
+    session.add(table)
+    await session.flush()
+    seats = [_human_seat(table.table_id, index, human) for index, human in enumerate(humans)]
+    for seat, human in zip(seats, humans, strict=True):
+        if pays_stake(table, human):
+            try:
+                await hold_stake(runtime, table, seat, held)
+            except CommandRefused as refusal:
+                if refusal.status == 503:
+                    raise
+                raise StakeRefused(refusal, human.player_id) from refusal
+    seats += [_bot_seat(table.table_id, index, index - len(humans) + 1, bot_level)
+              for index in range(len(humans), seat_count)]
+    await _start(runtime, session, table, seats)
+    return table, seats
+
+
+async def seated_table(session: AsyncSession, table_id: str) -> tuple[GameTable | None, list[Seat]]:
+    """A table and its seats as stored (None: gone), without settling rematch waits."""
+    table = await session.get(GameTable, table_id)
+    return table, (await _seats(session, table_id) if table is not None else [])
 
 
 async def list_tables(runtime: Runtime, status: str) -> list[dict[str, Any]]:

@@ -401,8 +401,10 @@ HOLD_STAKE = Command(subjects.LEDGER_HOLD, subjects.LEDGER_QUEUE, HoldStake, Sta
 class ReleaseStake(Contract, frozen=True, kw_only=True):
     """Give back the hold booked under `key` (as far as it is still held), once.
 
-    `because` says why, for the wallet's history: "left" (the player stood up before the start) or
-    "table_closed" (the lobby closed a table left open too long without a start).
+    `because` says why, for the wallet's history: "left" (the player stood up before the start),
+    "table_closed" (the lobby closed a table left open too long without a start), "match_left" (a quick match's
+    player cancelled or was dropped from the queue) or "match_seated" (the quick match found a table, where the
+    stake is held anew).
     """
 
     WHAT: ClassVar[str] = "Die Anfrage ledger.cmd.release"
