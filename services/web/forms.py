@@ -160,3 +160,49 @@ def read_platform(description: dict[str, Any], form: dict[str, str],
             if found:
                 chosen[key] = value
     return chosen
+
+
+FILL_AFTER_CHOICES = ((10, "nach 10 Sekunden"), (30, "nach 30 Sekunden"), (60, "nach 1 Minute"),
+                      (120, "nach 2 Minuten"), ("nie", "nie"))
+""""Computer nach … auffüllen": seconds of waiting, or never (lobby `POST /match`'s `fill_after`)."""
+SEAT_RANGE = "2–4"
+
+
+def quick_match_fields(games: list[dict[str, Any]]) -> list[Field]:
+    """The "Schnell spielen" form: game and variant in one choice (`spiel` = "<game>/<variant>", one per rating
+    list), seat count (or "2–4"), stake, and when computers fill the table."""
+    lists: list[Choice] = []
+    counts: set[int] = set()
+    for game in games:
+        spec = game.get("spec") or {}
+        seat_counts = [n for n in spec.get("seat_counts") or [] if 2 <= n <= 4]
+        if not seat_counts:
+            continue
+        counts.update(seat_counts)
+        title = spec.get("title") or game["game"]
+        key = spec.get("variant_key")
+        option = (game.get("settings") or {}).get(key) or {} if key else {}
+        for raw in option.get("values", []) if key else [{"value": game["game"], "label": ""}]:
+            value, text, available = _value_label(option, raw)
+            lists.append(Choice(f"{game['game']}/{value}", f"{title} – {text}" if key else title, available,
+                                not lists))
+    stakes = ((game.get("platform") or {}).get("stake") or {}).get("values") or [0] if games else [0]
+    return [
+        Field("spiel", "Spiel", lists),
+        Field("seats", "Plätze am Tisch", [Choice(n, str(n), True, n == 2) for n in sorted(counts)]
+              + [Choice(SEAT_RANGE, SEAT_RANGE)]),
+        Field("stake", "Einsatz", [Choice(value, "ohne" if value == 0 else f"{value} Taler", True, value == 0)
+                                   for value in stakes]),
+        Field("fill_after", "Computer auffüllen", [Choice(value, text, True, value == 30)
+                                                   for value, text in FILL_AFTER_CHOICES]),
+    ]
+
+
+def read_quick_match(form: dict[str, str]) -> dict[str, Any]:
+    """The lobby's `POST /match` body from the posted "Schnell spielen" form (the lobby checks every value)."""
+    game, _, variant = form.get("spiel", "").partition("/")
+    seats: int | str = int(form["seats"]) if form.get("seats", "").isdigit() else form.get("seats", "2")
+    stake = int(form["stake"]) if form.get("stake", "").isdigit() else 0
+    fill = form.get("fill_after", "nie")
+    return {"game": game, "variant": variant or None, "seats": seats, "stake": stake,
+            "fill_after": int(fill) if fill.isdigit() else None}

@@ -114,7 +114,7 @@ async def _me(page: Page) -> dict[str, Any] | None:
         raise
 
 
-async def _start(page: Page, errors: dict[str, str] | None = None, status: int = 200,
+async def start_page(page: Page, errors: dict[str, str] | None = None, status: int = 200,
                  values: dict[str, str] | None = None) -> Response:
     me = await _me(page)
     games: list[dict[str, Any]] = []
@@ -132,7 +132,7 @@ async def _start(page: Page, errors: dict[str, str] | None = None, status: int =
                "table_platform": forms.platform_fields(game, forms.TABLE_PLATFORM_KEYS)} for game in games]
     response = page.render("start.html", status=status, title="Start", me=me, offers=offers,
                            unfinished=unfinished, open_tables=open_tables, errors=errors or {},
-                           values=values or {}, wallet=wallet)
+                           values=values or {}, wallet=wallet, quick=forms.quick_match_fields(games))
     if me is None and page.token:  # a token the lobby no longer knows: forget it
         drop_cookie(response, page.request, SESSION_COOKIE, page.settings.web_cookie_secure)
     return response
@@ -150,7 +150,7 @@ async def _wallet(page: Page) -> int | None:
 
 @router.get("/", response_class=HTMLResponse)
 async def start(request: Request) -> Response:
-    return await _start(Page(request))
+    return await start_page(Page(request))
 
 
 async def _account(request: Request, path: str, where: str, with_password: bool) -> Response:
@@ -162,8 +162,9 @@ async def _account(request: Request, path: str, where: str, with_password: bool)
     try:
         answer = await page.api.call("lobby", "POST", path, json=body, client_ip=page.client_ip)
     except ApiError as error:
-        return await _start(page, errors={where: error.detail}, status=error.status if error.status < 500 else 503,
-                            values={where: form.get("name", "")})
+        return await start_page(page, errors={where: error.detail},
+                                status=error.status if error.status < 500 else 503,
+                                values={where: form.get("name", "")})
     response = page.redirect("/")
     set_cookie(response, request, SESSION_COOKIE, str(answer["token"]), page.settings.web_cookie_secure)
     return response
@@ -214,7 +215,7 @@ async def solo(request: Request) -> Response:
             "game": game, "settings": settings, "opponents": opponents,
             "bot_level": form.get("bot_level", "normal")})
     except ApiError as error:
-        return await _start(page, errors={f"solo:{game}": error.detail},
+        return await start_page(page, errors={f"solo:{game}": error.detail},
                             status=error.status if error.status < 500 else 503)
     return page.redirect(f"/spiel/{table['game_id']}")
 
@@ -519,7 +520,7 @@ async def open_table(request: Request) -> Response:
             "game": game, "settings": settings, "player_count": count,
             "bot_level": form.get("bot_level", "normal"), "fill_with_bots": form.get("fill_with_bots") == "true"})
     except ApiError as error:
-        return await _start(page, errors={f"table:{game}": error.detail},
+        return await start_page(page, errors={f"table:{game}": error.detail},
                             status=error.status if error.status < 500 else 503)
     return page.redirect(f"/tisch/{table['table_id']}")
 
