@@ -204,7 +204,12 @@ async def match_all(runtime: Runtime) -> int:
 
 async def match_pool(runtime: Runtime, game: str, variant: str, stake: int) -> int:
     """Drop the pool's silent and overdue players, then seat the groups of like strength; return how many
-    players were seated. A pool another replica is matching right now is skipped."""
+    players were seated. A pool another replica is matching right now is skipped.
+
+    The pool's row stays locked for the whole round, so one replica at a time decides who plays whom in a
+    pool; each table is then started and committed in a transaction of its own that locks its players' rows and
+    checks they still wait (a cancel may have come between), so a player sees the table the moment it starts.
+    """
     now = clock_of(runtime).now()
     settings = match_settings_of(runtime)
     seated = 0
@@ -217,91 +222,111 @@ async def match_pool(runtime: Runtime, game: str, variant: str, stake: int) -> i
         rows = (await session.execute(
             select(MatchRequest).where(MatchRequest.game == game, MatchRequest.variant == variant,
                                        MatchRequest.stake == stake, MatchRequest.status == WAITING)
-            .order_by(MatchRequest.created_at).limit(ROUND_LIMIT).with_for_update(skip_locked=True)
-        )).scalars().all()
-        waiting = [request for request in rows
-                   if not await _dropped_if_gone(runtime, request, now, settings.match_heartbeat_seconds)]
-        by_id = {request.match_id: request for request in waiting}
-        queue = [Waiting(match_id=request.match_id, rating=request.rating, seat_counts=tuple(request.seat_counts),
-                         since=request.created_at, fill_after=request.fill_after) for request in waiting]
+            .order_by(MatchRequest.created_at).limit(ROUND_LIMIT))).scalars().all()
+        queue = []
+        for request in rows:
+            reason = _gone_reason(runtime, request, now, settings.match_heartbeat_seconds)
+            if reason is not None:
+                await _drop_gone(runtime, request.match_id, now, reason, settings.match_heartbeat_seconds)
+                continue
+            queue.append(Waiting(match_id=request.match_id, rating=request.rating,
+                                 seat_counts=tuple(request.seat_counts), since=request.created_at,
+                                 fill_after=request.fill_after))
         computers = await _computer_ratings(runtime, game, variant) if needs_computers(queue, now) else {}
         for group in form_groups(queue, now, computers):
-            members = [by_id[each.match_id] for each in group.humans]
-            if await _seat_group(runtime, session, members, group, now):
-                seated += len(members)
+            if await _seat_group(runtime, group):
+                seated += len(group.humans)
     return seated
 
 
-async def _seat_group(runtime: Runtime, session: AsyncSession, members: Sequence[MatchRequest], group: Group,
-                      now: datetime) -> bool:
-    """Start one table for the group inside a savepoint; return whether it started.
+async def _seat_group(runtime: Runtime, group: Group) -> bool:
+    """Start one table for the group in a transaction of its own; return whether it started.
 
     Stakes move from the queue's holds to the table's: each paying player's queue hold is given back and the
-    stake held anew on the table before the start. If anything fails, the table's holds go back, the savepoint
-    rolls back, and each player whose queue hold went back gets it held again (or is dropped when that is
-    refused). A table service that does not answer leaves the group waiting for the next round; any other
-    refusal drops the player it concerns (the ledger's "Nicht genug Taler …") or the whole group.
+    stake held anew on the table before the start. If anything fails, the table's holds go back, the
+    transaction rolls back, and each player whose queue hold went back gets it held again (or is dropped when
+    that is refused). A table service that does not answer leaves the group waiting for the next round; any
+    other refusal drops the player it concerns (the ledger's "Nicht genug Taler …") or the whole group.
     """
-    first = members[0]
-    log = get_logger(game=first.game, variant=first.variant)
-    released: list[MatchRequest] = []
+    ids = [each.match_id for each in group.humans]
+    released: list[str] = []
     try:
-        checked = _table_settings(first.game, first.variant, first.stake, group.seat_count)
-        async with holds_undone_on_failure(runtime) as held, session.begin_nested():
+        async with holds_undone_on_failure(runtime) as held, sessions_of(runtime).begin() as session:
+            locked = {request.match_id: request for request in (await session.execute(
+                select(MatchRequest).where(MatchRequest.match_id.in_(ids), MatchRequest.status == WAITING)
+                .with_for_update())).scalars().all()}
+            if len(locked) != len(ids):
+                return False  # someone cancelled or was dropped meanwhile: the next round decides anew
+            members = [locked[match_id] for match_id in ids]
+            first = members[0]
+            checked = _table_settings(first.game, first.variant, first.stake, group.seat_count)
             for request in members:
                 if request.stake_key is not None:
                     await _release_queue_hold(runtime, request, because="match_seated")
-                    released.append(request)
+                    released.append(request.match_id)
             humans = [Identity(player_id=request.player_id, name=request.name, kind=PlayerKind(request.account))
                       for request in members]
             table, _ = await seat_match(runtime, session, humans, checked, group.seat_count,
                                         group.bot_level or "normal", held)
+            seated_at = clock_of(runtime).now()
             for request in members:
-                request.status, request.ended_at = SEATED, now
+                request.status, request.ended_at = SEATED, seated_at
                 request.table_id, request.game_id = table.table_id, table.game_id
-        log.info("match_seated", table_id=table.table_id, game_id=table.game_id, humans=len(members),
-                 computers=group.computers, bot_level=group.bot_level)
+        get_logger(game=first.game, variant=first.variant).info(
+            "match_seated", table_id=table.table_id, game_id=table.game_id, humans=len(members),
+            computers=group.computers, bot_level=group.bot_level)
         return True
     except CommandRefused as refusal:
-        log.warning("match_start_failed", status=refusal.status, reason=refusal.reason, humans=len(members))
-        for request in members:  # the savepoint's rollback expired what it had changed
-            await session.refresh(request)
-        for request in released:
-            await _hold_again(runtime, request, now)
-        if refusal.status == 503:
-            return False
+        get_logger(match_ids=ids).warning("match_start_failed", status=refusal.status, reason=refusal.reason)
         refused_player = refusal.player_id if isinstance(refusal, StakeRefused) else None
-        concerned = [request for request in members if refused_player in (None, request.player_id)]
-        for request in concerned:
-            if request.status == WAITING:
+        await _after_failed_start(runtime, ids, released, refusal, refused_player)
+        return False
+
+
+async def _after_failed_start(runtime: Runtime, ids: Sequence[str], released: Sequence[str],
+                              refusal: CommandRefused, refused_player: str | None) -> None:
+    """Hold the queue stakes given back for a start that failed again, and drop whom the refusal concerns."""
+    now = clock_of(runtime).now()
+    async with sessions_of(runtime).begin() as session:
+        members = (await session.execute(select(MatchRequest).where(MatchRequest.match_id.in_(ids),
+                                                                    MatchRequest.status == WAITING)
+                                         .with_for_update())).scalars().all()
+        for request in members:
+            if request.match_id in released:
+                request.stake_key = None  # the ledger gave that hold back
+                try:
+                    await _hold_for_queue(runtime, request, [])
+                except CommandRefused as again:
+                    request.status, request.ended_at, request.reason = DROPPED, now, again.reason
+                    continue
+            if refusal.status != 503 and refused_player in (None, request.player_id):
                 await _drop(runtime, request, now, refusal.reason)
-        return False
 
 
-async def _hold_again(runtime: Runtime, request: MatchRequest, now: datetime) -> None:
-    """After a failed start: hold a waiting player's stake for the queue again, or drop them with the reason."""
-    held: list[HeldStake] = []
-    try:
-        await _hold_for_queue(runtime, request, held)
-    except CommandRefused as refusal:
-        request.stake_key = None
-        request.status, request.ended_at, request.reason = DROPPED, now, refusal.reason
-
-
-async def _dropped_if_gone(runtime: Runtime, request: MatchRequest, now: datetime, heartbeat: float) -> bool:
-    """Drop a player not heard of for `heartbeat` seconds or waiting past half the hold time; return if dropped."""
+def _gone_reason(runtime: Runtime, request: MatchRequest, now: datetime, heartbeat: float) -> str | None:
+    """Why a waiting player is to be dropped now (not heard of, or waiting past half the hold time), or None."""
     if request.seen_at < now - timedelta(seconds=heartbeat):
-        reason = GONE
-    elif request.created_at <= now - stale_after(runtime.settings.hold_ttl_seconds):
-        reason = TOO_LONG
-    else:
-        return False
+        return GONE
+    if request.created_at <= now - stale_after(runtime.settings.hold_ttl_seconds):
+        return TOO_LONG
+    return None
+
+
+async def _drop_gone(runtime: Runtime, match_id: str, now: datetime, reason: str, heartbeat: float) -> None:
+    """Drop one player who went away or waited too long, in a transaction of its own (a heartbeat or cancel that
+    came meanwhile wins); a stake that cannot go back now is tried again next round."""
     try:
-        await _drop(runtime, request, now, reason)
+        async with sessions_of(runtime).begin() as session:
+            request = (await session.execute(select(MatchRequest).where(MatchRequest.match_id == match_id,
+                                                                        MatchRequest.status == WAITING)
+                                             .with_for_update(skip_locked=True))).scalar_one_or_none()
+            if request is None or _gone_reason(runtime, request, now, heartbeat) != reason:
+                return
+            await _drop(runtime, request, now, reason)
     except CommandRefused:
-        return True  # the stake could not go back now: the next round tries again; not matched meanwhile
-    get_logger(match_id=request.match_id).info("match_dropped", reason=reason)
-    return True
+        get_logger(match_id=match_id).warning("match_drop_deferred")
+        return
+    get_logger(match_id=match_id).info("match_dropped", reason=reason)
 
 
 async def _drop(runtime: Runtime, request: MatchRequest, now: datetime, reason: str) -> None:
