@@ -62,6 +62,8 @@ WAITING, SEATED, CANCELLED, DROPPED = "waiting", "seated", "cancelled", "dropped
 STARTING_RATING = 1500
 MAX_FILL_AFTER = 600
 RANGE_WORDS = ("2-4", "2–4")
+TABLES_AT_ONCE = 4
+"""Tables one round starts side by side (each holds a database connection while the table service answers)."""
 ROUND_LIMIT = 500
 """Waiting players one round of one pool looks at (oldest first)."""
 UNREACHABLE_LEDGER = "Das Konto ist gerade nicht erreichbar. Bitte versuche es gleich noch einmal."
@@ -212,7 +214,6 @@ async def match_pool(runtime: Runtime, game: str, variant: str, stake: int) -> i
     """
     now = clock_of(runtime).now()
     settings = match_settings_of(runtime)
-    seated = 0
     async with sessions_of(runtime).begin() as session:
         pool = (await session.execute(
             select(MatchPool).where(MatchPool.game == game, MatchPool.variant == variant, MatchPool.stake == stake)
@@ -233,9 +234,14 @@ async def match_pool(runtime: Runtime, game: str, variant: str, stake: int) -> i
                                  seat_counts=tuple(request.seat_counts), since=request.created_at,
                                  fill_after=request.fill_after))
         computers = await _computer_ratings(runtime, game, variant) if needs_computers(queue, now) else {}
-        for group in form_groups(queue, now, computers):
-            if await _seat_group(runtime, group):
-                seated += len(group.humans)
+        slots = asyncio.Semaphore(TABLES_AT_ONCE)
+
+        async def seat(group: Group) -> int:
+            async with slots:
+                return len(group.humans) if await _seat_group(runtime, group) else 0
+
+        # The groups share no player, so their tables start side by side, each in its own transaction.
+        seated = sum(await asyncio.gather(*(seat(group) for group in form_groups(queue, now, computers))))
     return seated
 
 
