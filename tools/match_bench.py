@@ -13,10 +13,10 @@ service) under a burst, not how long like players take to come along.
 
 Target: p95 <= 2 s. A player who clicks "Schnell spielen" sees the game after the time to seat plus up to the
 waiting page's 2 s poll; at 2 s the whole wait stays within about four seconds once enough players are there,
-"schnell" beside an open table that waits for others by hand, and a round that starts its tables one after
-another instead of side by side (1.1–2.3 s here) is close to missing it. The few players left over (fewer
-than their table size, whose seat counts no one else shares) are seated with computers after their 10 s: they are counted apart (`filled`), their time is the
-choice they made, not the machinery's.
+"schnell" beside an open table that waits for others by hand, and a round that starts its tables one after another
+instead of side by side (1.1–2.3 s here) is close to missing it. The few players left over (fewer than their table
+size, whose seat counts no one else shares) are seated with computers after their 10 s: they are counted apart
+(`filled`), their time is the choice they made, not the machinery's.
 Prints the figures and writes `.bench/match.json`; exits 1 when the target is missed (`--no-check`: always 0).
 """
 
