@@ -1,4 +1,5 @@
-"""`make bench`, second part: the platform's throughput, measured (issue 7 "Platform speed"); never asserted in tests.
+"""`make bench`, second part: the platform's speed, measured (issue 7, restated by issue 26 point 4); never asserted
+in tests.
 
 Run: `python -m tools.platform_bench` (full, about 8 minutes on a quiet machine), `--quick` (one run of
 short windows, under 2 minutes), or pick: `--games 1,50,200 --runs 3 --seconds 10 --only nats,http`.
@@ -17,8 +18,16 @@ process for the bare limit. Scenarios:
   with `expected_n`. Over NATS: `table.cmd.view` + `table.cmd.play`; over HTTP: `GET /games/{id}/view` +
   `POST /games/{id}/moves` with bearer tokens, one keep-alive connection per game (a lean HTTP/1.1 client
   by default, because httpx costs ~1.6 ms of client CPU per request here; `--http-client httpx`). A game
-  that ends is replaced by a new one (`table.cmd.start`). Reports moves/s, turn p50/p99, move p50 (the
-  move alone), and the follow-up consumer's distance from the log, sampled every 0.5 s.
+  that ends is replaced by a new one (`table.cmd.start`). Reports moves/s (the saturation rate: a closed loop
+  of G players), turn p50/p90/p99/p99.9/max, move p50 (the move alone), CPU per move per process (µs: process
+  CPU time from /proc over the window ÷ moves; "platform" sums every process but the bench client), for HTTP the
+  table's own request latency (its histogram, scraped at the window's edges), and the follow-up consumer's
+  distance from the log, sampled every 0.5 s. The window opens only once every player has made a turn (the
+  ramp: G games started and G connections opened at once are a burst of their own).
+- open (`nats-open-50`, `nats-open-80`, `http-open-50`, `http-open-80`): an open loop as wrk2 drives a server.
+  G games, each sending its turns at the times of its own Poisson process, together 50 % and 80 % of the
+  saturation rate the same run just measured; a turn is timed from its scheduled start, so a stall delays every
+  turn scheduled during it. Exact percentiles over every turn.
 - replay: cold rebuild of finished games as a table replica with an empty cache does (`Games.load`: the
   snapshot the follow-up kept, checked against the log, and the log's tail folded on), in this process; beside
   it the whole log read and folded (`GameLog.read` + `replay`, the audit's way). At the end, memory per cached
