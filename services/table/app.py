@@ -49,7 +49,8 @@ def create_app(settings: Settings | None = None, seeds: SeedSource | None = None
     async def wire(runtime: Runtime) -> None:
         runtime.extras["games"] = Games(GameLog(runtime.js, runtime.nc), seeds or SeedSource(),
                                         archive=Archive(runtime.engine), snapshots=Snapshots(runtime.js, runtime.nc),
-                                        keyring=keyring)
+                                        keyring=keyring,
+                                        purge_grace=runtime.settings.archive_purge_grace_seconds)
         runtime.extras["clock"] = clock or Clock(runtime.settings.clock_lag_seconds)
         runtime.extras["live_limits"] = LiveLimits(runtime.settings)
 
