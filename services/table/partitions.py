@@ -24,7 +24,6 @@ import random
 import re
 import secrets
 import socket
-import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
@@ -94,11 +93,10 @@ async def ensure_lease_bucket(js: JetStreamContext, replicas: int = 1) -> None:
 
 @dataclass
 class Lease:
-    """A partition this replica holds: the revision it last wrote, when, and the partition's subscriptions."""
+    """A partition this replica holds: the revision it last wrote and the partition's subscriptions."""
 
     partition: int
     revision: int
-    renewed: float
     subscriptions: list[Subscription] = field(default_factory=list)
 
 
@@ -118,22 +116,23 @@ class PartitionLeases:
 
     async def tick(self) -> None:
         """Renew this replica's own key and its leases, then take free partitions up to its share or give up
-        those above it."""
+        those above it. The writes of a round go out together: under full load one round trip may take long, and
+        60 of them one after another would outlast the TTL."""
         await self._write(replica_key(self.replica), None)
         leases = await read_leases(self._nc)
         members = sorted({value for key, value in leases.items() if key.startswith("replica.")} | {self.replica})
         owners = {key: value for key, value in leases.items() if key.startswith("partition.")}
-        await self._renew(owners)
+        await asyncio.gather(*(self._renew(partition, owners.get(partition_key(partition)))
+                               for partition in list(self.held)))
         wanted = share(members, self.replica, self.partitions)
         if len(self.held) > wanted:
             await self._give_up(random.sample(sorted(self.held), len(self.held) - wanted))
         elif len(self.held) < wanted:
             free = [k for k in range(self.partitions) if partition_key(k) not in owners and k not in self.held]
-            random.shuffle(free)  # replicas taking at once mostly try different partitions
-            for partition in free:
-                if len(self.held) >= wanted:
-                    break
-                await self._take(partition)
+            # Random, so replicas taking at once mostly try different partitions; one that loses a race to another
+            # tries again next round.
+            await asyncio.gather(*(self._take(partition)
+                                   for partition in random.sample(free, min(len(free), wanted - len(self.held)))))
         PARTITIONS_HELD.set(len(self.held))
 
     async def release(self) -> None:
@@ -148,20 +147,20 @@ class PartitionLeases:
             pass
         PARTITIONS_HELD.set(0)
 
-    async def _renew(self, owners: dict[str, str]) -> None:
-        now = time.monotonic()
-        for partition, lease in list(self.held.items()):
-            if owners.get(partition_key(partition)) != self.replica or now - lease.renewed > self.ttl:
-                # Taken by another after our lease ran out (a pause longer than the TTL), or never confirmed.
-                await self._drop(partition, "lost")
-                continue
-            try:
+    async def _renew(self, partition: int, owner: str | None) -> None:
+        lease = self.held[partition]
+        try:
+            if owner == self.replica:
                 lease.revision = await self._write(partition_key(partition), lease.revision)
-                lease.renewed = time.monotonic()
-            except KeyWrongLastSequenceError:
+            elif owner is None:  # it ran out (a round came late) and nobody took it: ours again, same subscriptions
+                lease.revision = await self._write(partition_key(partition), 0)
+            else:  # another replica took it after ours ran out
                 await self._drop(partition, "lost")
-            except (nats.errors.Error, APIError) as error:  # try again next time; the TTL check above decides
-                self._log.warning("lease_renewal_failed", partition=partition, error=type(error).__name__)
+                return
+        except KeyWrongLastSequenceError:  # another replica was first
+            await self._drop(partition, "lost")
+        except (nats.errors.Error, APIError) as error:  # NATS away for a moment: the next round tries again
+            self._log.warning("lease_renewal_failed", partition=partition, error=type(error).__name__)
 
     async def _take(self, partition: int) -> None:
         revision: int | None
@@ -171,7 +170,7 @@ class PartitionLeases:
             revision = await self._take_deleted(partition)
         if revision is None:
             return
-        lease = Lease(partition, revision, time.monotonic())
+        lease = Lease(partition, revision)
         self.held[partition] = lease
         lease.subscriptions = await self._serve(partition)
 
@@ -190,17 +189,19 @@ class PartitionLeases:
             return None
 
     async def _give_up(self, partitions: list[int]) -> None:
-        for partition in partitions:
-            lease = self.held.get(partition)
-            if lease is None:
-                continue
-            await self._drop(partition, "given_up")
-            try:  # only if still ours: never delete a lease another replica holds by now
-                await self._js.publish(_KEY_PREFIX + partition_key(partition), b"", stream=TABLE_LEASES_STREAM,
-                                       headers={"KV-Operation": "DEL",
-                                                "Nats-Expected-Last-Subject-Sequence": str(lease.revision)})
-            except (nats.errors.Error, APIError):  # changed meanwhile, or down: the lease expires with its TTL
-                pass
+        await asyncio.gather(*(self._give_up_one(partition) for partition in partitions))
+
+    async def _give_up_one(self, partition: int) -> None:
+        lease = self.held.get(partition)
+        if lease is None:
+            return
+        await self._drop(partition, "given_up")
+        try:  # only if still ours: never delete a lease another replica holds by now
+            await self._js.publish(_KEY_PREFIX + partition_key(partition), b"", stream=TABLE_LEASES_STREAM,
+                                   headers={"KV-Operation": "DEL",
+                                            "Nats-Expected-Last-Subject-Sequence": str(lease.revision)})
+        except (nats.errors.Error, APIError):  # changed meanwhile, or down: the lease expires with its TTL
+            pass
 
     async def _drop(self, partition: int, why: str) -> None:
         lease = self.held.pop(partition, None)
