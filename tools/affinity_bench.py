@@ -12,10 +12,12 @@ partition evenly (or, without affinity, until none is held). Then G two-seat Spe
 played by this process as platform_bench's NATS scenario plays them (view, then a legal move with `expected_n`; a
 game that ends is replaced), for a warm-up and a measured window. The configurations run in rounds, each round in
 another order, so a machine that is busier at one moment does not favour one configuration (two shared cores: only
-figures of the same run compare). Per configuration, the median over rounds of moves/s, turn p50/p99, move p50, CPU
-per process (% of one core), the table replicas' catch-ups (a cached game found behind the log and read up to it:
-`speed_table_replay_seconds`' count) and append conflicts (a move that lost the log's race and was decided again),
-and the share of game commands that took the shared subject (a partition without holder).
+figures of the same run compare). Per configuration, the median over rounds of moves/s, CPU time per move summed
+over the platform's processes (and the table API's alone: these do not drift with the machine's other load as
+moves/s do), turn p50/p99, move p50, CPU per process (% of one core), the table replicas' catch-ups (a cached game
+found behind the log and read up to it: `speed_table_replay_seconds`' count) and append conflicts (a move that lost
+the log's race and was decided again), and the share of game commands that took the shared subject (a partition
+without holder).
 
 Prints a table and writes `.bench/affinity.json`. Exits 1 when affinity loses to no affinity at the same replica count
 (moves/s), or when a run with affinity saw append conflicts (`--no-check`: always 0).
@@ -212,14 +214,28 @@ async def measure(nc: NatsClient, stack: Stack, replicas: list[ServiceProcess], 
     counts = {key: counts_after.get(key, 0.0) - counts_before.get(key, 0.0)
               for key in ("conflicts", "catch_ups", "shared", "by_partition")}
     commands = counts["shared"] + counts["by_partition"]
-    return {"moves_per_s": round(window.count / window.seconds, 1),
+    cpu = cpu_percent(cpu_before, cpu_after)
+    moves_per_s = window.count / window.seconds
+    return {"moves_per_s": round(moves_per_s, 1),
+            "cpu_us_per_move": cpu_per_move(cpu, moves_per_s), "table_cpu_us_per_move": cpu_per_move(cpu, moves_per_s,
+                                                                                                   ("table",)),
             "turn_p50_ms": round(percentile(window.turns, 50) * 1000, 2),
             "turn_p99_ms": round(percentile(window.turns, 99) * 1000, 2),
             "move_p50_ms": round(percentile(window.moves, 50) * 1000, 2),
             "append_conflicts_per_1000_moves": round(1000 * counts["conflicts"] / max(window.count, 1), 1),
             "catch_ups_per_1000_moves": round(1000 * counts["catch_ups"] / max(window.count, 1), 1),
             "shared_commands_percent": round(100 * counts["shared"] / commands, 1) if commands else 0.0,
-            "cpu_percent": cpu_percent(cpu_before, cpu_after), "errors": dict(window.errors)}
+            "cpu_percent": cpu, "errors": dict(window.errors)}
+
+
+NOT_PLATFORM = frozenset({"bench client", "bare responder", "machine busy", "foreign"})
+
+
+def cpu_per_move(cpu: dict[str, float], moves_per_s: float, labels: tuple[str, ...] | None = None) -> float:
+    """CPU time per move in µs, summed over the platform's processes (or `labels`): a figure that does not drift
+    with the machine's other load as moves per second do."""
+    chosen = [label for label in cpu if label not in NOT_PLATFORM] if labels is None else list(labels)
+    return round(sum(cpu.get(label, 0.0) for label in chosen) / 100 * 1e6 / moves_per_s, 0) if moves_per_s else 0.0
 
 
 async def run_all(options: Options, stack: Stack, logs: Path, runs: dict[str, list[dict[str, Any]]]) -> None:
@@ -243,7 +259,8 @@ async def run_all(options: Options, stack: Stack, logs: Path, runs: dict[str, li
 def line(round_number: int, config: Config, result: dict[str, Any]) -> str:
     """One window's figures as a line of progress."""
     cpu = result["cpu_percent"]
-    return (f"round {round_number} {config.name:>12}: {result['moves_per_s']:7.0f} moves/s, turn p50 "
+    return (f"round {round_number} {config.name:>12}: {result['moves_per_s']:7.0f} moves/s, "
+            f"{result['cpu_us_per_move']:5.0f} µs CPU per move, turn p50 "
             f"{result['turn_p50_ms']:6.1f} p99 {result['turn_p99_ms']:6.1f} ms, per 1000 moves "
             f"{result['catch_ups_per_1000_moves']:5.0f} catch-ups {result['append_conflicts_per_1000_moves']:4.1f} "
             f"conflicts, shared {result['shared_commands_percent']:4.1f} %, machine {cpu['machine busy']:.0f} %, "
@@ -259,9 +276,10 @@ def summarize(options: Options, runs: dict[str, list[dict[str, Any]]]) -> dict[s
         if not results:
             continue
         entry: dict[str, Any] = {"replicas": config.replicas, "affinity": config.affinity, "runs": len(results)}
-        for key in ("moves_per_s", "turn_p50_ms", "turn_p99_ms", "move_p50_ms", "append_conflicts_per_1000_moves",
-                    "catch_ups_per_1000_moves", "shared_commands_percent"):
-            entry[key] = round(statistics.median(result[key] for result in results), 2)
+        for key in ("moves_per_s", "cpu_us_per_move", "table_cpu_us_per_move", "turn_p50_ms", "turn_p99_ms",
+                    "move_p50_ms", "append_conflicts_per_1000_moves", "catch_ups_per_1000_moves",
+                    "shared_commands_percent"):
+            entry[key] = round(statistics.median(result.get(key, 0.0) for result in results), 2)
         labels = {label for result in results for label in result["cpu_percent"]}
         entry["cpu_percent"] = {label: round(statistics.median(result["cpu_percent"].get(label, 0.0)
                                                                for result in results), 1) for label in sorted(labels)}
@@ -295,9 +313,10 @@ def report(summary: dict[str, Any], meta: dict[str, Any]) -> str:
     lines = [f"\naffinity bench, commit {meta['commit']}{' (dirty)' if meta['dirty'] else ''}, {meta['games']} games "
              f"in flight, {meta['runs']} rounds of {meta['seconds']:.0f} s, {meta['cpus']} cores, load before "
              f"{meta['load_before'][0]:.1f}",
-             "| replicas | affinity | moves/s (runs) | vs one replica | turn p50/p99 ms | move p50 ms | catch-ups / "
-             "conflicts per 1000 moves | shared commands | CPU table / follow-up / nats-server / bench % |",
-             "|---|---|---|---|---|---|---|---|---|"]
+             "| replicas | affinity | moves/s (runs) | vs one replica | CPU µs per move: platform (table) | "
+             "turn p50/p99 ms | move p50 ms | catch-ups / conflicts per 1000 moves | shared commands | "
+             "CPU table / follow-up / nats-server / bench % |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
     for entry in summary.values():
         cpu = entry["cpu_percent"]
         runs = " · ".join(f"{value:,.0f}" for value in entry["moves_per_s_runs"])
@@ -305,6 +324,7 @@ def report(summary: dict[str, Any], meta: dict[str, Any]) -> str:
         lines.append(
             f"| {entry['replicas']} | {'yes' if entry['affinity'] else 'no'} | {entry['moves_per_s']:,.0f} ({runs}) | "
             f"{'–' if change is None or entry['replicas'] == 1 else f'{change:+.0f} %'} | "
+            f"{entry['cpu_us_per_move']:,.0f} ({entry['table_cpu_us_per_move']:,.0f}) | "
             f"{entry['turn_p50_ms']:.1f}/{entry['turn_p99_ms']:.1f} | {entry['move_p50_ms']:.2f} | "
             f"{entry['catch_ups_per_1000_moves']:.0f} / {entry['append_conflicts_per_1000_moves']:.1f} | "
             f"{entry['shared_commands_percent']:.1f} % | "
