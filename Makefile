@@ -61,6 +61,7 @@ demo: venv
 bench: $(VENV)/.synced-bench
 	$(PY) -m tools.bench
 	$(PY) -m tools.platform_bench
+	$(PY) -m tools.affinity_bench
 	$(PY) -m tools.replay_bench
 	$(PY) -m tools.web_bench
 

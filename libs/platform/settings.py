@@ -69,6 +69,12 @@ class Settings(BaseSettings):
     # Table: serve GET /games/{id}/view and POST /games/{id}/moves by their lean path (services/table/
     # fast_routes.py: same answers, less CPU); false sends them through FastAPI like every other route.
     table_hot_routes: bool = True
+    # Table API replicas: game affinity (docs/architecture.md, "Game affinity"). On, each replica serves the
+    # command partitions it holds a lease for (renewed every third of TABLE_LEASE_SECONDS; a dead replica's
+    # partitions go to the living ones once its leases run out); off, every replica takes any game's commands
+    # from the shared queue group, as before (correct either way: the log refuses a stale append).
+    table_affinity: bool = True
+    table_lease_seconds: int = Field(default=6, ge=2)
     # Extra rule modules to load, comma-separated dotted names exposing MODULE (e.g. "tests.rules.tinygame").
     rule_plugins: str = ""
     # Bot service: how many turn requests one replica works on at once.
