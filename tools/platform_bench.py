@@ -785,7 +785,7 @@ class TurnView(msgspec.Struct):
     legal_moves: list[dict[str, Any]] = msgspec.field(default_factory=list)
 
 
-VIEW_TURN: Command[ViewGame, TurnView] = Command(TABLE_VIEW, TABLE_QUEUE, ViewGame, TurnView)
+VIEW_TURN: Command[ViewGame, TurnView] = Command(TABLE_VIEW, TABLE_QUEUE, ViewGame, TurnView, by_game=True)
 """`table.cmd.view` as the bench's players read it (`TurnView`)."""
 
 
