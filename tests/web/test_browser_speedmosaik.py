@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from tests.web.browsing import kept_on_failure, new_player, shoot, shown_n, start_solo
+from tests.web.browsing import kept_on_failure, new_player, shoot, shown_n, start_solo, wait_for_a_move
 from tests.web.conftest import DESKTOP, PHONE, SCREENS, WebPlatform
 
 WORKSHOP_SECONDS = 420
@@ -19,18 +19,16 @@ BOARD = "#board .mosaik"
 
 
 def _my_turn(page: Any) -> bool:
-    """Wait until the game ended or the board shows the state the game part shows with moves for this seat."""
-    page.locator("#game .end, #game button.move").first.wait_for(timeout=60_000)
-    if page.locator("#game .end").count():
+    """Wait until the game ended or the board, drawn for the state the game part shows, offers this seat a move;
+    the shell lists none of Speedmosaik's moves (all are on the board)."""
+    if not wait_for_a_move(page, timeout=60_000):
         return False
-    page.wait_for_function(
-        "() => { const s = document.querySelector('#game .status'); const b = document.querySelector('#board .mosaik');"
-        " return s && b && b.dataset.n === s.dataset.n; }", timeout=30_000)
+    assert page.locator("#game button.move:not(.undo)").count() == 0
     return True
 
 
 def _shoot_board(page: Any, name: str) -> None:
-    """Screenshots (desktop and 360 px) with the board scrolled into view: the move list above it is long."""
+    """Screenshots (desktop and 360 px) with the board scrolled into view (the status and seats stand above it)."""
     SCREENS.mkdir(parents=True, exist_ok=True)
     size = page.viewport_size
     for viewport, suffix in ((DESKTOP, "desktop"), (PHONE, "360")):
@@ -107,7 +105,8 @@ def test_a_workshop_is_played_to_the_end_by_clicking_on_the_board(browser: Any, 
         assert page.locator(f"{BOARD}.{workshop.lower()}").count() == 1
         if options.get("Wand") == "frei":
             assert page.locator(f'{BOARD} .mz-wall[aria-label="Wand (frei)"]').count() == 2
-        _my_turn(page)
+        assert _my_turn(page)
+        assert page.locator("#game p.wait", has_text="Deine Züge machst du auf dem Brett.").count() == 1
         _shoot_board(page, f"{name}-start")
         moves, middle = _play_on_the_board(page, name)
         end = page.locator("#game .end")

@@ -38,6 +38,15 @@ def move_label(move: dict[str, Any], view: dict[str, Any]) -> str | None:
     return None
 
 
+def offers(move: dict[str, Any], view: dict[str, Any]) -> bool:
+    """Whether the board has a button for this legal move: a take (a colour of a display or the centre), a star
+    space (with how to pay), passing, a bonus tile of the supply, or which tiles to keep."""
+    action = move.get("aktion")
+    if action == "nehmen":
+        return c.take_key(move) is not None
+    return action in ("legen", "passen", "bonus", "behalten")
+
+
 def _moves(view: dict[str, Any], action: str) -> list[dict[str, Any]]:
     return [move for move in view.get("legal_moves") or [] if isinstance(move, dict) and move.get("aktion") == action]
 
