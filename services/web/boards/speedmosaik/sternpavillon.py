@@ -40,8 +40,8 @@ def move_label(move: dict[str, Any], view: dict[str, Any]) -> str | None:
 
 
 def offers(move: dict[str, Any], view: dict[str, Any]) -> bool:
-    """Whether the board has a button for this legal move: a take (a colour of a display or the centre), a star
-    space (with how to pay), passing, a bonus tile of the supply, or which tiles to keep."""
+    """Whether the board makes this legal move: a take (a colour of a display or the centre), a star space (with
+    how to pay), passing, a bonus tile of the supply (buttons), or which tiles to keep (the form of counts)."""
     action = move.get("aktion")
     if action == "nehmen":
         return c.take_key(move) is not None
