@@ -64,6 +64,7 @@ bench: $(VENV)/.synced-bench
 	$(PY) -m tools.affinity_bench
 	$(PY) -m tools.replay_bench
 	$(PY) -m tools.web_bench
+	$(PY) -m tools.rating_bench
 
 clean:
 	rm -rf $(VENV) $(TOOLS)

@@ -46,7 +46,7 @@ STARTED_FIELDS = frozenset({"game", "rules", "settings", "seats", "platform", "t
 MOVE_FIELDS = frozenset({"seat", "move", "chosen_by", "effects"})
 LEFT_FIELDS = frozenset({"seat", "player_id", "with_other_humans"})
 ENDED_FIELDS = frozenset({"game", "variant", "rules", "table_id", "seats", "outcome", "seed", "left",
-                          "left_with_other_humans", "mode", "seed_reveal_at", "list_keys", "badges"})
+                          "left_with_other_humans", "mode", "seed_reveal_at", "list_keys", "badges", "teams"})
 SEAT_FIELDS = ("name", "kind", "player_id", "level", "account")
 MODE_FIELDS = frozenset({"key", "day", "attempt", "stage"})
 PLATFORM_FIELDS = frozenset({"think_time", "tempo", "turbo", "stake"})
@@ -336,6 +336,11 @@ def ended_difference(started: Event, engine: Engine, position: Position, left: s
         if (key in data) != (key in begun) or data.get(key) != begun.get(key):
             return Difference("actors", event.n, f"data.{key}", begun.get(key), data.get(key),
                               f"GameEnded übernimmt „{key}“ aus GameStarted; hier steht etwas anderes.")
+    if "teams" in data:  # absent in logs written before the field; when present, the rules' teams
+        teams = [list(team) for team in engine.teams(begun.get("settings") or {}, len(begun["seats"]))]
+        if data["teams"] != teams or not teams:
+            return Difference("actors", event.n, "data.teams", teams or None, data["teams"],
+                              "Die Teams folgen aus den Einstellungen in GameStarted; verzeichnet sind andere.")
     daily = "seed_reveal_at" in begun
     if daily != (data.get("seed") == ""):
         return Difference("actors", event.n, "data.seed", "" if daily else "die Saat (Hex)", data.get("seed"),

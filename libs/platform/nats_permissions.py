@@ -156,6 +156,7 @@ LOBBY = NatsUser(
         s.LEDGER_HOLD, s.LEDGER_RELEASE,  # holds stakes
         s.LEDGER_BALANCE,  # the player's own balance (GET /me/wallet), shown beside a stake
         s.LEDGER_POT,  # a finished game's Taler per player (GET /pots/{game_id}), on the end table
+        s.LEADERBOARD_RATINGS,  # players' skill ratings, for seating players of like strength (quick match)
         s.PLAYER_REGISTERED, *_owns(s.LOBBY_STREAM),  # its facts
         *_knows(s.GAME_FACTS_STREAM), *_durable(s.GAME_FACTS_STREAM, s.LOBBY_GAME_ENDS_DURABLE),
         s.CHAT_POSTED,  # a stored chat message, to every replica's live chat streams
@@ -187,7 +188,7 @@ LEDGER = NatsUser(
 LEADERBOARD = NatsUser(
     name="leaderboard",
     publish=(*_knows(s.GAME_FACTS_STREAM), *_durable(s.GAME_FACTS_STREAM, s.LEADERBOARD_DURABLE)),
-    subscribe=(),
+    subscribe=_serves(s.LEADERBOARD_RATINGS),
 )
 
 ARCHIVE = NatsUser(

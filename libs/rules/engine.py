@@ -279,6 +279,10 @@ class Engine:
         team = hook(position.state, seat, move)
         return None if team is None else tuple(int(member) for member in team)
 
+    def teams(self, config: Json, seats: int) -> tuple[tuple[int, ...], ...]:
+        """Return the seats that play together in a game with this config (``()`` without teams)."""
+        return tuple(tuple(int(seat) for seat in team) for team in self.module.teams(config, seats))
+
     def side_teams(self, config: Json, seats: int) -> tuple[tuple[int, ...], ...]:
         """Return the teams whose side logs a game with this config may have (none for most modules)."""
         hook = getattr(self.module, "side_teams", None)

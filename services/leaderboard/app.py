@@ -11,16 +11,18 @@ from services.leaderboard.games import router as games_router
 from services.leaderboard.leaderboards import router as leaderboards_router
 from services.leaderboard.modes import router as modes_router
 from services.leaderboard.players import router as players_router
-from services.leaderboard.workers import consume_game_events
+from services.leaderboard.ratings import router as ratings_router
+from services.leaderboard.workers import consume_game_events, serve_rating_requests
 
 
 def create_app(settings: Settings | None = None, clock: Clock | None = None) -> FastAPI:
-    """Build the leaderboard app: lists, modes, histories, badges and end tables over HTTP, and the consumer
-    of game ends; `clock` (default: the wall clock) decides which streaks are current."""
+    """Build the leaderboard app: lists, modes, histories, badges, ratings and end tables over HTTP, the consumer
+    of game ends and the answer to rating requests over NATS; `clock` (default: the wall clock) decides which
+    streaks are current."""
     return create_service_app(
         "leaderboard",
-        routers=[leaderboards_router, modes_router, players_router, games_router],
-        workers=[consume_game_events],
+        routers=[leaderboards_router, modes_router, players_router, games_router, ratings_router],
+        workers=[consume_game_events, serve_rating_requests],
         on_startup=[installing(clock)],
         uses_database=True,
         settings=settings,

@@ -1,13 +1,14 @@
 """HTTP: the end table of finished games (every seat, computers included), newest first.
 
 Besides the seats' places and points, the end table names the game's solo mode, the badges the game
-awarded (new for that player), and for a campaign game the stage it was and the stage it opens.
+awarded (new for that player), each seat's rating before and after the game, and for a campaign game the
+stage it was and the stage it opens.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import date, datetime
 from typing import Annotated, Any
 
@@ -21,7 +22,9 @@ from libs.platform.http_errors import refusals, shown
 from libs.platform.rpc import CommandRefused
 from libs.platform.service import RuntimeDep
 from services.leaderboard.home import home_of
-from services.leaderboard.models import BadgeAward, FinishedGameRow
+from services.leaderboard.models import BadgeAward, FinishedGameRow, RatingChange
+from services.leaderboard.rating_model import Rating
+from services.leaderboard.rating_queries import game_rating_changes
 
 router = APIRouter(prefix="/games", tags=["games"], responses=refusals(404))
 
@@ -32,6 +35,22 @@ class NewBadgeOut(BaseModel):
     key: str
     title: str
     book: str
+
+
+class SeatRatingOut(BaseModel):
+    """What the game did to the seat's rating (shown: round(60 · μ); raw: openskill's μ, σ)."""
+
+    before: int
+    after: int
+    change: int
+    uncertainty_before: int
+    uncertainty_after: int
+    mu_before: float
+    sigma_before: float
+    mu_after: float
+    sigma_after: float
+    games: int
+    """Rated games of this list with this one."""
 
 
 class EndSeatOut(BaseModel):
@@ -47,6 +66,9 @@ class EndSeatOut(BaseModel):
     points: int
     has_left: bool
     new_badges: list[NewBadgeOut]
+    rating: SeatRatingOut | None = None
+    """None when the game is not rated (solo, practice, no human) or the seat has no rating (a human seat
+    without a player)."""
 
 
 class GameModeOut(BaseModel):
@@ -113,7 +135,18 @@ def _mode_and_campaign(row: FinishedGameRow) -> tuple[GameModeOut | None, Campai
                                                                               title=following.title))
 
 
-def _end_table(row: FinishedGameRow, awards: Sequence[BadgeAward]) -> FinishedGameOut:
+def _seat_rating(change: RatingChange | None) -> SeatRatingOut | None:
+    if change is None:
+        return None
+    before, after = Rating(change.mu_before, change.sigma_before), Rating(change.mu_after, change.sigma_after)
+    return SeatRatingOut(before=before.shown, after=after.shown, change=after.shown - before.shown,
+                         uncertainty_before=before.shown_uncertainty, uncertainty_after=after.shown_uncertainty,
+                         mu_before=before.mu, sigma_before=before.sigma, mu_after=after.mu, sigma_after=after.sigma,
+                         games=change.games_before + 1)
+
+
+def _end_table(row: FinishedGameRow, awards: Sequence[BadgeAward],
+               changes: Mapping[tuple[str, int], RatingChange]) -> FinishedGameOut:
     home = home_of(row.game)
     new: dict[str, list[NewBadgeOut]] = defaultdict(list)
     for award in awards:
@@ -121,7 +154,8 @@ def _end_table(row: FinishedGameRow, awards: Sequence[BadgeAward]) -> FinishedGa
         new[award.player_id].append(NewBadgeOut(key=award.badge, title=award.badge if badge is None else badge.title,
                                                 book="" if badge is None else badge.book))
     seats: list[dict[str, Any]] = [
-        {**seat, "new_badges": new.get(seat.get("player_id") or "", []) if seat.get("kind") == "human" else []}
+        {**seat, "new_badges": new.get(seat.get("player_id") or "", []) if seat.get("kind") == "human" else [],
+         "rating": _seat_rating(changes.get((row.game_id, int(seat["seat"]))))}
         for seat in row.seats]
     mode, campaign = _mode_and_campaign(row)
     return FinishedGameOut(game_id=row.game_id, game=row.game, variant=row.variant, rules=row.rules,
@@ -137,7 +171,8 @@ async def _end_tables(session: AsyncSession, rows: Sequence[FinishedGameRow]) ->
                  .order_by(BadgeAward.badge))
         for award in await session.scalars(query):
             awards[award.game_id].append(award)
-    return [_end_table(row, awards[row.game_id]) for row in rows]
+    changes = await game_rating_changes(session, [row.game_id for row in rows])
+    return [_end_table(row, awards[row.game_id], changes) for row in rows]
 
 
 @router.get("", response_model=list[FinishedGameOut])

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import date, datetime
 from typing import Any
 
-from sqlalchemy import BigInteger, Boolean, Date, DateTime, Index, Integer, MetaData, String, func
+from sqlalchemy import BigInteger, Boolean, Date, DateTime, Double, Index, Integer, MetaData, String, func
 from sqlalchemy.dialects.postgresql import ARRAY, JSONB
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
@@ -115,3 +115,60 @@ class BadgeAward(Base):
     game_id: Mapped[str] = mapped_column(String(64))
     awarded_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     """The awarding game's end (its GameEnded's `at`), so a rebuild gives the same rows."""
+
+
+class RatingPool(Base):
+    """One rating list (game, variant): how many games it has rated and the last one in rating order.
+
+    Its row is locked (`FOR UPDATE` through an upsert) by every transaction that rates a game of the list, so
+    replicas rate one list's games one after another; the last game tells whether a game arrives late.
+    """
+
+    __tablename__ = "rating_pools"
+
+    game: Mapped[str] = mapped_column(String(64), primary_key=True)
+    variant: Mapped[str] = mapped_column(String(64), primary_key=True)
+    games: Mapped[int] = mapped_column(Integer)
+    last_ended_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    last_game_id: Mapped[str | None] = mapped_column(String(64))
+
+
+class PlayerRating(Base):
+    """The current rating of a human (player id) or a computer level (`computer:<level>`) in one list."""
+
+    __tablename__ = "ratings"
+    __table_args__ = (Index("ratings_by_key", "rating_key"),)
+
+    game: Mapped[str] = mapped_column(String(64), primary_key=True)
+    variant: Mapped[str] = mapped_column(String(64), primary_key=True)
+    rating_key: Mapped[str] = mapped_column(String(200), primary_key=True)
+    mu: Mapped[float] = mapped_column(Double)
+    sigma: Mapped[float] = mapped_column(Double)
+    games: Mapped[int] = mapped_column(Integer)
+    """Rated games of this list."""
+    last_ended_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class RatingChange(Base):
+    """One seat of one rated game: its side and rank (the update's input) and its rating before and after."""
+
+    __tablename__ = "rating_changes"
+    __table_args__ = (
+        Index("rating_changes_in_order", "game", "variant", "ended_at", "game_id"),
+        Index("rating_changes_by_key", "rating_key", "ended_at"),
+    )
+
+    game_id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
+    game: Mapped[str] = mapped_column(String(64))
+    variant: Mapped[str] = mapped_column(String(64))
+    ended_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    rating_key: Mapped[str] = mapped_column(String(200))
+    side: Mapped[int] = mapped_column(Integer)
+    rank: Mapped[int] = mapped_column(Integer)
+    mu_before: Mapped[float] = mapped_column(Double)
+    sigma_before: Mapped[float] = mapped_column(Double)
+    games_before: Mapped[int] = mapped_column(Integer)
+    """The key's rated games of this list before this one (0: its first)."""
+    mu_after: Mapped[float] = mapped_column(Double)
+    sigma_after: Mapped[float] = mapped_column(Double)

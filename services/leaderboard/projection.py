@@ -1,4 +1,4 @@
-"""Projecting `GameEnded` into results, standings, end tables and badge awards, exactly once per event;
+"""Projecting `GameEnded` into results, standings, end tables, badge awards and ratings, exactly once per event;
 rebuilding the derived tables from the stored results."""
 
 from __future__ import annotations
@@ -19,6 +19,8 @@ from libs.platform.days import parse_day
 from libs.platform.envelope import Event, EventType, parse_stamp
 from services.leaderboard.awards import Award, Earning, SeatEarning, award_badges, rebuild_awards
 from services.leaderboard.models import FinishedGameRow, ProcessedEvent, Result, Standing
+from services.leaderboard.rating_model import RatedGame, rated_seats
+from services.leaderboard.rating_projection import rate_games, rebuild_ratings
 
 
 class MalformedGameEnded(ValueError):
@@ -76,6 +78,8 @@ class FinishedGame:
     results: tuple[SeatResult, ...]
     end_table: tuple[dict[str, Any], ...]
     mode: ModePlayed | None = None
+    teams: tuple[tuple[int, ...], ...] = ()
+    """The seats that played together (GameEnded.teams; () without teams and in older logs)."""
 
     def earning(self) -> Earning:
         """Return what the badge awards of this game are decided from."""
@@ -176,7 +180,34 @@ def read_finished_game(event: Event) -> FinishedGame:
     )
     return FinishedGame(game_id=event.game_id, n=event.n, event_hash=event.hash, game=ended.game,
                         variant=ended.variant, rules=ended.rules or event.rules, players=len(ended.seats),
-                        ended_at=ended_at, results=tuple(results), end_table=end_table, mode=mode)
+                        ended_at=ended_at, results=tuple(results), end_table=end_table, mode=mode,
+                        teams=_teams(ended.teams, len(ended.seats)))
+
+
+def _teams(teams: list[list[int]] | Any, seats: int) -> tuple[tuple[int, ...], ...]:
+    """Return GameEnded's teams, or raise MalformedGameEnded when they name a seat twice or one that is not there."""
+    if not isinstance(teams, list):
+        return ()
+    named = [seat for team in teams for seat in team]
+    if len(set(named)) != len(named) or not all(0 <= seat < seats for seat in named):
+        raise MalformedGameEnded(f"teams {teams!r} do not fit {seats} seats")
+    return tuple(tuple(team) for team in teams)
+
+
+def rated_game_of(finished: FinishedGame) -> RatedGame | None:
+    """Return the game as the rating sees it, or None when it is not rated.
+
+    Not rated: a practice or late daily game (it enters no mode list either), a game of fewer than two sides
+    (solo), a game without a human. A human who left is rated last (`rating_model.rated_seats`).
+    """
+    if finished.mode is not None and finished.mode.practice:
+        return None
+    left = frozenset(int(seat["seat"]) for seat in finished.end_table if seat.get("has_left"))
+    seats = rated_seats(finished.end_table, finished.teams, left)
+    if not seats:
+        return None
+    return RatedGame(game_id=finished.game_id, game=finished.game, variant=finished.variant,
+                     ended_at=finished.ended_at, seats=seats)
 
 
 _PROCESSED = table_of(ProcessedEvent)
@@ -224,6 +255,9 @@ async def project_finished_game(session: AsyncSession, finished: FinishedGame) -
     if finished.results:
         await session.execute(_STORE_RESULT, [_result_row(finished, result) for result in finished.results])
         await session.execute(_ADD_TO_STANDING, [_standing_row(finished, result) for result in finished.results])
+    rated = rated_game_of(finished)
+    if rated is not None:
+        await rate_games(session, [rated])
     # After the results: a streak badge counts this game's day too.
     return await award_badges(session, finished.earning())
 
@@ -268,10 +302,12 @@ async def rebuild_standings(session: AsyncSession) -> None:
 
 
 async def rebuild(session: AsyncSession) -> None:
-    """Recompute everything derived from the stored results: the standings and the badge awards.
+    """Recompute everything derived from the stored results: the standings, the badge awards and the ratings
+    (from the stored sides and ranks of every rated game, in rating order).
 
     The mode lists, day lists, histories and streaks are read from `results` directly, so they need no
     rebuild; the awards are replayed game by game in the order the games ended.
     """
     await rebuild_standings(session)
     await rebuild_awards(session)
+    await rebuild_ratings(session)

@@ -148,9 +148,13 @@ def ended_fields(record: GameRecord, outcome: Outcome) -> dict[str, Any]:
     ``list_keys`` (when the game has a mode the rule module knows) orders every seat by the mode's list
     order. ``badges`` (when the game declares game badges) lists per seat what the finished game earned:
     computers and humans who left (the computer finished their game) earn nothing. Absent fields keep
-    GameEnded's shape of games before modes.
+    GameEnded's shape of games before modes. ``teams`` names the seats that played together, for a game
+    with teams (the leaderboard rates a team as one side).
     """
     fields: dict[str, Any] = {"seed": record.seed_hex}
+    teams = record.engine.teams(record.settings, len(record.seats))
+    if teams:
+        fields["teams"] = [list(team) for team in teams]
     mode = record.mode
     if mode is not None:
         fields["mode"] = mode

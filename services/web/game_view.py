@@ -29,8 +29,8 @@ def moves_of(view: dict[str, Any]) -> list[dict[str, str]]:
 
 
 def end_table(view: dict[str, Any], finished: dict[str, Any] | None) -> list[dict[str, Any]]:
-    """Places, points and the Rechenweg per seat from the view's outcome; list points and new badges from the
-    leaderboard's end table when it has the game already."""
+    """Places, points and the Rechenweg per seat from the view's outcome; list points, new badges and the rating
+    before → after from the leaderboard's end table when it has the game already."""
     outcome = view.get("outcome") or {}
     places = outcome.get("places") or []
     scores = outcome.get("scores") or []
@@ -49,9 +49,22 @@ def end_table(view: dict[str, Any], finished: dict[str, Any] | None) -> list[dic
             "lines": lines[index] if index < len(lines) else [],
             "badges": [badge.get("title") for badge in end.get("new_badges", [])],
             "taler": taler_cell(seat, index, (finished or {}).get("taler")),
+            "rating": rating_cell(end.get("rating")),
             "you": index == view.get("you"),
         })
     return sorted(rows, key=lambda row: (row["place"] if row["place"] is not None else 99, row["seat"]))
+
+
+def rating_cell(rating: dict[str, Any] | None) -> dict[str, str]:
+    """The end table's rating of one seat from the leaderboard's end table: "1500 → 1534" with the change
+    ("+34", "−12", "±0") and the uncertainty after the game; "–" for a game that is not rated (solo, practice)
+    and while the leaderboard has not rated it yet."""
+    if not rating or not isinstance(rating.get("before"), int) or not isinstance(rating.get("after"), int):
+        return {"text": "–", "change": "", "detail": ""}
+    change = int(rating["after"]) - int(rating["before"])
+    sign = f"+{change}" if change > 0 else (f"\u2212{-change}" if change < 0 else "\u00b10")
+    return {"text": f"{rating['before']} \u2192 {rating['after']}", "change": sign,
+            "detail": f"Unsicherheit \u00b1{rating.get('uncertainty_after', '?')}"}
 
 
 def taler_cell(seat: dict[str, Any], index: int, pot: dict[str, Any] | None) -> dict[str, str]:

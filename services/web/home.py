@@ -1,7 +1,8 @@
 """The player's home ("Meine Seite"): today's daily games with their published seed commitments, each game's
 solo modes with their lists (all-time and the day's), campaign progress (e.g. Speedkoi's Gärten-Reise),
 "Weiterspielen", the history with its curve, streaks, the badge books (e.g. Speedkoi's Gartenbuch), the
-leaderboards per variant and the wallet. Everything from the lobby's and the leaderboard's public APIs."""
+leaderboards per variant, the skill ratings (with their curve, and each variant's rating list) and the wallet.
+Everything from the lobby's and the leaderboard's public APIs."""
 
 from __future__ import annotations
 
@@ -69,6 +70,61 @@ def curve_svg(curve: dict[str, Any]) -> Markup:
     return Markup("").join(parts)
 
 
+def rating_curve_svg(history: list[dict[str, Any]]) -> Markup:
+    """A rating's history as inline SVG: the rating after each rated game (oldest first, the start 1500 before
+    the first), with its uncertainty as a band around the line; each point titled with its date and rating."""
+    steps = [step for step in history if isinstance(step.get("after"), int)]
+    if not steps:
+        return Markup('<p class="curve-empty">Noch keine gewertete Partie.</p>')
+    values = [float(steps[0].get("before") or 0)] + [float(step["after"]) for step in steps]
+    spreads = [float(steps[0].get("uncertainty") or 0)] + [float(step.get("uncertainty") or 0) for step in steps]
+    low = min(value - spread for value, spread in zip(values, spreads, strict=True))
+    high = max(value + spread for value, spread in zip(values, spreads, strict=True))
+    span = (high - low) or 1.0
+    inner_w, inner_h = CURVE_WIDTH - 2 * CURVE_PAD, CURVE_HEIGHT - 2 * CURVE_PAD
+
+    def x(index: int) -> float:
+        return CURVE_PAD + inner_w * index / (len(values) - 1)
+
+    def y(value: float) -> float:
+        return CURVE_PAD + inner_h * (1 - (value - low) / span)
+
+    label = (f"Verlauf der Wertung in den letzten {len(steps)} gewerteten Partien: vorher {_num(values[0])}, "
+             f"jetzt {_num(values[-1])} (±{_num(spreads[-1])})")
+    upper = [f"{x(i):.1f},{y(value + spread):.1f}" for i, (value, spread) in enumerate(zip(values, spreads,
+                                                                                         strict=True))]
+    lower = [f"{x(i):.1f},{y(value - spread):.1f}" for i, (value, spread) in enumerate(zip(values, spreads,
+                                                                                         strict=True))]
+    parts = [Markup('<svg class="rating-curve" viewBox="0 0 {w} {h}" role="img" aria-label="{label}">'
+                    '<title>{label}</title>').format(w=CURVE_WIDTH, h=CURVE_HEIGHT, label=label),
+             Markup('<polygon class="curve-band" points="{p}"><title>Unsicherheit</title></polygon>').format(
+                 p=" ".join(upper + lower[::-1])),
+             Markup('<polyline class="curve-line" points="{p}"/>').format(
+                 p=" ".join(f"{x(i):.1f},{y(value):.1f}" for i, value in enumerate(values)))]
+    for i, step in enumerate(steps, start=1):
+        parts.append(Markup('<circle class="curve-point" cx="{cx}" cy="{cy}" r="3"><title>{date}: {r} (±{u})'
+                            '</title></circle>').format(cx=f"{x(i):.1f}", cy=f"{y(values[i]):.1f}",
+                                                        date=str(step.get("ended_at") or "")[:10], r=step["after"],
+                                                        u=step.get("uncertainty")))
+    parts.append(Markup("</svg>"))
+    return Markup("").join(parts)
+
+
+async def _ratings_part(page: Page, player: str, game: str, variants: list[str]) -> dict[str, Any]:
+    """The player's ratings in the game's lists (each with its curve) and each variant's rating list, top 10."""
+    mine = await _quiet(page, "leaderboard", f"/players/{player}/ratings", {})
+    played = [line["variant"] for line in (mine or {}).get("ratings") or [] if line.get("game") == game]
+    listed = sorted(set(variants) | set(played))
+    details, lists = await asyncio.gather(
+        asyncio.gather(*(_quiet(page, "leaderboard", f"/players/{player}/ratings/{game}/{variant}", {}, history=50)
+                         for variant in played)),
+        asyncio.gather(*(_quiet(page, "leaderboard", f"/ratings/{game}/{variant}", {}, limit=LIST_TOP)
+                         for variant in listed)))
+    return {"mine": [{**detail, "curve": rating_curve_svg(detail.get("history") or [])}
+                     for detail in details if detail],
+            "lists": [answer for answer in lists if answer]}
+
+
 def _num(value: Any) -> str:
     number = float(value)
     return str(int(number)) if number.is_integer() else f"{number:.1f}"
@@ -127,7 +183,8 @@ async def home(request: Request, spiel: str = "") -> Response:
             asyncio.gather(*(_mode_part(page, game, mode) for mode in modes)),
             asyncio.gather(*(_quiet(page, "leaderboard", f"/leaderboards/{game}/{variant}", {}, limit=LIST_TOP)
                              for variant in variants)))
-        context.update(modes=list(mode_parts), history=history or {},
+        ratings = await _ratings_part(page, player, game, variants)
+        context.update(modes=list(mode_parts), history=history or {}, ratings=ratings,
                        curve=curve_svg((history or {}).get("curve") or {}),
                        books=_books((badges or {}).get("badges") or []), leaderboards=list(variant_lists))
     return page.render("home.html", title="Meine Seite", **context)
@@ -171,6 +228,19 @@ async def mode_list(game: str, mode: str, request: Request, tag: str = "") -> Re
         return page.render("message.html", status=error.status if error.status < 500 else 503,
                            title="Liste", message=error.detail)
     return page.render("list.html", title=f"Liste {answer.get('title') or mode}", list=answer, game=game,
+                       me=await _me(page))
+
+
+@router.get("/wertung/{game}/{variant}", response_class=HTMLResponse)
+async def rating_list(game: str, variant: str, request: Request) -> Response:
+    """A variant's rating list: the first 100 players with enough rated games, and the computers' ratings."""
+    page = Page(request)
+    try:
+        answer = await page.call("leaderboard", "GET", f"/ratings/{game}/{variant}", params={"limit": 100})
+    except ApiError as error:
+        return page.render("message.html", status=error.status if error.status < 500 else 503,
+                           title="Wertungsliste", message=error.detail)
+    return page.render("rating_list.html", title=f"Wertungsliste {game} {variant}", ratings=answer, game=game,
                        me=await _me(page))
 
 

@@ -128,6 +128,20 @@ def test_changed_list_keys_and_badges_are_caught(played: Fixture) -> None:
                        "Abzeichen folgen aus der nachgespielten Partie")
 
 
+def test_game_ended_names_the_rules_teams_and_a_changed_team_or_one_in_a_game_without_teams_is_caught(
+        played: Fixture) -> None:
+    document = whole(played, "speednova")  # four seats with teams
+    ended = document["events"][-1]
+    assert ended["data"]["teams"] == [[0, 2], [1, 3]]
+    ended["data"]["teams"] = [[0, 1], [2, 3]]  # the rating would count the opponents as partners
+    assert_verdict(caught(document, ended["n"]), "actors", ended["n"], "data.teams", "Die Teams folgen")
+    document = whole(played, "speedmosaik")
+    ended = document["events"][-1]
+    assert "teams" not in ended["data"]
+    ended["data"]["teams"] = [[0, 1]]
+    assert_verdict(caught(document, ended["n"]), "actors", ended["n"], "data.teams", "Die Teams folgen")
+
+
 # ---- MoveMade: actor and chosen_by -------------------------------------------------------------------------
 @pytest.mark.parametrize("game", GAMES)
 def test_a_humans_move_in_another_players_name_is_caught(played: Fixture, game: str) -> None:

@@ -11,7 +11,7 @@ import httpx
 import pytest
 from nats.aio.client import Client as NatsClient
 
-from libs.platform.contracts.events import EndedSeat, GameEnded, MoveMade, Outcome
+from libs.platform.contracts.events import EndedSeat, GameEnded, GameMode, MoveMade, Outcome
 from libs.platform.contracts.subjects import GAME_FACTS_STREAM, LEADERBOARD_DURABLE
 from libs.platform.envelope import GENESIS, Event, EventType, new_event
 from libs.platform.settings import Settings
@@ -61,8 +61,10 @@ def game_ended(
     left: Sequence[int] = (),
     left_with_other_humans: Sequence[int] = (),
     at: datetime | None = None,
+    teams: Sequence[Sequence[int]] | None = None,
+    mode: GameMode | None = None,
 ) -> Event:
-    """A sealed `GameEnded` event as the table service appends it."""
+    """A sealed `GameEnded` event as the table service appends it (`teams`: the seats that play together)."""
     data = GameEnded(
         game="speedmosaik", variant=variant, rules="speedmosaik@1", table_id=f"t-{new_id()[:8]}",
         seats=[EndedSeat(**seat, seat=index) for index, seat in enumerate(seats)],
@@ -70,6 +72,8 @@ def game_ended(
                         leaderboard_points=list(points), lines=[[] for _ in seats],
                         summary={"key": "summary", "params": {}, "text": "Ende."}),
         seed="ab" * 32, left=list(left), left_with_other_humans=list(left_with_other_humans),
+        **({} if teams is None else {"teams": [list(team) for team in teams]}),
+        **({} if mode is None else {"mode": mode}),
     ).to_data()
     return new_event(game_id=game_id or new_id(), n=n, type=EventType.GAME_ENDED, actor="system",
                      rules="speedmosaik@1", data=data, prev="cd" * 32, at=at)

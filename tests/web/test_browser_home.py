@@ -1,5 +1,6 @@
 """The player's home ("Meine Seite") and the table chat in a real browser: a daily game started from the home
-page and played to the end shows in the day list and in the history with its curve; two people at an open
+page and played to the end shows in the day list, in the history with its curve and, rated against the
+computer, as the rating on the end table (before → after) and on the home page with its curve; two people at an open
 table chat live (markup shown as text), and "Nochmal" keeps the seats at the same table."""
 
 from __future__ import annotations
@@ -53,6 +54,13 @@ def test_a_daily_game_from_the_home_page_shows_in_the_day_list_and_the_history_c
             curve = page.locator("svg.curve")
             assert curve.count() == 1 and curve.locator("circle.curve-point").count() >= 1
             assert "Verlauf der Punkte" in (curve.get_attribute("aria-label") or "")
+            # The daily game against the computer was rated: the rating, its uncertainty and its curve.
+            mine = page.locator("div.my-rating").first
+            assert re.fullmatch(r"\d{3,4}", mine.locator(".rating-value").inner_text()), mine.inner_text()
+            assert re.fullmatch(r"± \d{2,3}", mine.locator(".rating-uncertainty").inner_text())
+            assert "1 gewertete Partie · vorläufig" in mine.inner_text()
+            assert mine.locator("svg.rating-curve circle.curve-point").count() == 1
+            rating = mine.locator(".rating-value").inner_text()
             assert page.locator("#badges-h").is_visible() and page.locator("ul.badges li").count() >= 3
             assert page.locator("section.mode[data-mode=reise] ol.stages li").count() == 2  # the campaign's stages
             shoot(page, "home")
@@ -73,6 +81,8 @@ def test_a_daily_game_from_the_home_page_shows_in_the_day_list_and_the_history_c
             page.goto(f"{web_platform.url}/spiel/{game_id}")
             end = page.locator("#game .end")
             assert "als Übung" in end.inner_text()
+            # The end table shows the rating before and after the game, as the home page has it now.
+            assert f"1500 → {rating}" in end.locator("tr.me td.rating").inner_text()
             end.get_by_role("button", name="Nochmal").click()
             page.wait_for_url(lambda url: "/spiel/" in url and game_id not in url)
             page.goto(web_platform.url + "/meine-seite?spiel=tinygame")

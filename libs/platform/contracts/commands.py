@@ -31,6 +31,7 @@ __all__ = [
     "LEAVE_GAME",
     "MAKE_MOVE",
     "PLAY_MOVE",
+    "RATINGS",
     "READ_GAME_STARTED",
     "RELEASE_STAKE",
     "START_GAME",
@@ -51,6 +52,9 @@ __all__ = [
     "Pot",
     "PotQuery",
     "PotShare",
+    "RatingOf",
+    "Ratings",
+    "RatingsQuery",
     "Receipt",
     "Refused",
     "ReleaseStake",
@@ -330,6 +334,45 @@ class Balance(Contract, frozen=True, kw_only=True):
 
 
 BALANCE = Command(subjects.LEDGER_BALANCE, subjects.LEDGER_QUEUE, BalanceQuery, Balance)
+
+
+# ---- leaderboard.cmd.ratings (lobby's matchmaker → leaderboard) -------------------------------------------
+class RatingsQuery(Contract, frozen=True, kw_only=True):
+    """Players' ratings in one list (game and variant as `GameEnded` names them, e.g. speedmosaik/kachelwand)."""
+
+    WHAT: ClassVar[str] = "Die Anfrage leaderboard.cmd.ratings"
+
+    game: str
+    variant: str
+    player_ids: list[str] = msgspec.field(default_factory=list)
+    """At most 500."""
+
+
+class RatingOf(Contract, frozen=True, kw_only=True):
+    """One rating: openskill's μ and σ, the shown rating (round(60 · μ)) and uncertainty (round(60 · σ)), and how
+    many rated games it rests on (0: a player new to the list, at the starting 1500 ± 500)."""
+
+    WHAT: ClassVar[str] = "Eine Wertung"
+
+    key: str
+    """The player id, or the computer level ("easy", "normal", "strong")."""
+    mu: float
+    sigma: float
+    rating: int
+    uncertainty: int
+    games: int
+
+
+class Ratings(Contract, frozen=True, kw_only=True):
+    """The players' ratings in the order asked, and each computer level's that played a rated game of the list."""
+
+    WHAT: ClassVar[str] = "Die Antwort auf leaderboard.cmd.ratings"
+
+    players: list[RatingOf]
+    computers: list[RatingOf]
+
+
+RATINGS = Command(subjects.LEADERBOARD_RATINGS, subjects.LEADERBOARD_QUEUE, RatingsQuery, Ratings)
 
 
 # ---- ledger.cmd.hold / ledger.cmd.release (lobby → ledger) ---------------------------------------------

@@ -200,6 +200,9 @@ class GameEnded(EventPayload, frozen=True, kw_only=True):
     badges: list[list[str]] | msgspec.UnsetType = msgspec.UNSET
     """Per seat, the game badges the finished game earned (``Home.earned``); awarding once is the
     leaderboard's."""
+    teams: list[list[int]] | msgspec.UnsetType = msgspec.UNSET
+    """The seats that played together (Speednova's 2 v 2: ``[[0, 2], [1, 3]]``), as the rule module names them
+    for the game's settings; absent in a game without teams (and in logs written before the field)."""
 
 
 PAYLOADS: dict[str, type[EventPayload]] = {

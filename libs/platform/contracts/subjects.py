@@ -161,6 +161,10 @@ LEDGER_HOLD = "ledger.cmd.hold"
 LEDGER_RELEASE = "ledger.cmd.release"
 LEDGER_POT = "ledger.cmd.pot"
 
+LEADERBOARD_QUEUE = "leaderboard"
+LEADERBOARD_RATINGS = "leaderboard.cmd.ratings"
+"""Players' (and the computer levels') skill ratings in one game's list, for a matchmaker (issue 28)."""
+
 # ---- Durable consumers (shared by all replicas of their service) --------------------------------------
 TABLE_FOLLOWUP_DURABLE = "table-followup"
 """Table: finishes games and asks computers to move, after every event (GAMES, game.*.events)."""
