@@ -36,3 +36,5 @@ ARCHIVE_PURGE_DUE = Gauge("speed_table_archive_purge_due_games",
 ARCHIVE_READ_SECONDS = Histogram("speed_table_archive_read_seconds",
                                  "Time to read a game from the archive (a purged or unknown game)",
                                  buckets=(0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5))
+ARCHIVE_MONTHS_AHEAD = Gauge("speed_table_archive_months_ahead",
+                             "Months after the current one whose archive partitions are ready (docs/archive.md)")
