@@ -9,8 +9,10 @@ archive consumer's batches of ARCHIVE_BATCH events, interleaved as the GAMES str
 - again: the first quarter of the events stored a second time (a redelivered consumer: every row conflicts);
 - read: a purged game's log read back (`archived_events`), mean and p95 over `--reads` random games.
 
-With `--attached-months N` the archive first gets N months of partitions (as after N months of operation),
-where the archive is partitioned. Prints the figures and writes `.bench/archive.json`. Measured, never asserted.
+With `--attached-months N` the archive first gets N months of partitions (as after N months of operation).
+Then, in a database of its own: `--migration-events` events of the same games written at revision 0002 (one table)
+and the time migration 0003 takes to move them into their months. Prints the figures and writes
+`.bench/archive.json`. Measured, never asserted.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import psycopg
 from sqlalchemy import text
 
 from libs.devservers.postgres_server import PostgresServer
@@ -147,6 +150,39 @@ async def measure(database_url: str, args: argparse.Namespace, postmaster: int) 
         await engine.dispose()
 
 
+def measure_migration(server: PostgresServer, rows: list[dict[str, Any]]) -> dict[str, float]:
+    """Write `rows` at revision 0002 into a new database and time migration 0003 moving them into months."""
+    from alembic import command
+    from alembic.config import Config
+
+    with psycopg.connect(server.url.rsplit("/", 1)[0] + "/postgres", autocommit=True) as admin:
+        admin.execute('CREATE DATABASE "migration"')
+    url = server.url.rsplit("/", 1)[0] + "/migration"
+    config = Config()
+    config.set_main_option("script_location", str(REPO_ROOT / "services" / "table" / "migrations"))
+    config.set_main_option("sqlalchemy.url", Settings(database_url=url).sqlalchemy_url)
+    command.upgrade(config, "0002")
+    games: dict[str, tuple[str, datetime, datetime | None, int]] = {}
+    with psycopg.connect(url) as connection:
+        events = 'COPY "table".events (game_id, n, stream_seq, type, at, body) FROM STDIN'
+        with connection.cursor().copy(events) as copy:
+            for row in rows:
+                copy.write_row((row["game_id"], row["n"], row["stream_seq"], row["type"], row["at"], row["body"]))
+                rules, began, ended, last = games.get(row["game_id"], (row["rules"], row["at"], None, 0))
+                if row["type"] == EventType.GAME_ENDED:
+                    ended = row["at"]
+                games[row["game_id"]] = (rules, min(began, row["at"]), ended, max(last, row["n"]))
+        with connection.cursor().copy('COPY "table".archived_games (game_id, rules, started_at, ended_at, last_n) '
+                                      "FROM STDIN") as copy:
+            for game_id, game in games.items():
+                copy.write_row((game_id, *game))
+    started = time.perf_counter()
+    command.upgrade(config, "head")
+    seconds = time.perf_counter() - started
+    return {"events": len(rows), "games": len(games), "seconds": round(seconds, 2),
+            "events_per_second": round(len(rows) / seconds)}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--events", type=int, default=200_000)
@@ -154,6 +190,7 @@ def main() -> None:
     parser.add_argument("--events-per-game", type=int, default=60)
     parser.add_argument("--reads", type=int, default=500)
     parser.add_argument("--attached-months", type=int, default=24)
+    parser.add_argument("--migration-events", type=int, default=200_000)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="archive-bench-") as folder:
         server = PostgresServer(Path(folder) / "postgres", throwaway=True).start()
@@ -161,11 +198,15 @@ def main() -> None:
             upgrade_service("table", server.url)
             postmaster = int((server.data_dir / "postmaster.pid").read_text().splitlines()[0])
             figures = asyncio.run(measure(server.url, args, postmaster))
+            if args.migration_events:
+                figures["migration"] = measure_migration(server, stream_of(
+                    args.migration_events, args.in_flight, args.events_per_game, datetime.now(UTC)))
         finally:
             server.stop()
     figures["settings"] = vars(args)
-    for part in ("store", "again", "read"):
-        print(part, json.dumps(figures[part]))
+    for part in ("store", "again", "read", "migration"):
+        if part in figures:
+            print(part, json.dumps(figures[part]))
     OUTPUT.parent.mkdir(exist_ok=True)
     OUTPUT.write_text(json.dumps(figures, indent=2) + "\n")
 

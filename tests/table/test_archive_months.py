@@ -28,9 +28,10 @@ from libs.platform.envelope import Event, EventType, utc_stamp
 from libs.platform.rpc import CommandRefused, request
 from libs.platform.settings import Settings
 from services.bot.app import create_app as create_bot_app
+from services.table import metrics
 from services.table.app import create_app
 from services.table.archive import archived_events, store_events
-from services.table.archive_months import MonthRefused, add_months, detach_month, month_of
+from services.table.archive_months import MonthRefused, add_months, attached_months, detach_month, month_of
 from services.table.team_archive import archived_team_events, store_team_events
 from tests.clocks import ShiftedClock
 from tests.conftest import TEST_AUTH_SECRET, Infrastructure, running_app
@@ -204,6 +205,30 @@ async def test_a_game_is_archived_whole_into_the_month_it_began_and_once_however
         game = (await connection.execute(text(
             'SELECT month, last_n, ended_at FROM "table".archived_games WHERE game_id = :id'), {"id": game_id})).one()
     assert tuple(game) == (date(2025, 1, 1), 4, eve + timedelta(seconds=4))
+
+
+async def test_the_archive_role_makes_the_coming_months_partitions_at_its_start(
+        months_settings: Settings, fresh_database: str) -> None:
+    upgrade_service("table", fresh_database)
+    settings = months_settings.model_copy(update={"database_url": fresh_database, "table_roles": "archive"})
+    clock = ShiftedClock()
+    clock.advance(days=100)  # a quarter on: the migration's months are behind, the role's own are needed
+    coming = month_of(clock.now())
+    engine = create_engine(settings)
+    try:
+        async with running_app(create_app(settings, clock=clock)):
+            for _ in range(100):
+                async with engine.connect() as connection:
+                    attached = await attached_months(connection)
+                    team_attached = await attached_months(connection, "team_events")
+                if {coming, add_months(coming, 1), add_months(coming, 2)} <= attached & team_attached:
+                    break
+                await asyncio.sleep(0.05)
+            else:
+                raise AssertionError(f"no partitions for {coming} and the two months after it: {sorted(attached)}")
+            assert metrics.ARCHIVE_MONTHS_AHEAD._value.get() == 2
+    finally:
+        await engine.dispose()
 
 
 async def test_a_month_within_the_retention_or_with_a_game_not_yet_purged_is_not_detached(
