@@ -145,6 +145,11 @@ async def measure(database_url: str, args: argparse.Namespace, postmaster: int) 
         figures: dict[str, Any] = {"store": await store_all(engine, rows, pids)}
         figures["again"] = await store_all(engine, rows[:len(rows) // 4], pids)
         figures["read"] = await read_back(engine, sorted({row["game_id"] for row in rows}), args.reads)
+        async with engine.connect() as connection:  # the parts of a partitioned table, else the table
+            stored = (await connection.execute(text(
+                "SELECT coalesce(sum(pg_total_relation_size(inhrelid)), pg_total_relation_size(:name)) "
+                "FROM pg_inherits WHERE inhparent = CAST(:name AS regclass)"), {"name": '"table".events'})).scalar_one()
+        figures["store"]["bytes_per_event"] = round(int(stored) / len(rows))
         return figures
     finally:
         await engine.dispose()
