@@ -253,24 +253,24 @@ def _incoming(table: Table, *leave_out: str) -> Table:
 _INCOMING_EVENTS = _incoming(_EVENTS, "month")
 _INCOMING_GAMES = _incoming(_GAMES, "purged_at")
 _CREATE_INCOMING = [CreateTable(table, if_not_exists=True) for table in (_INCOMING_EVENTS, _INCOMING_GAMES)]
-# Rows in (game, number) order, so concurrent batches lock them in the same order. Each event takes its game's
-# month from the catalog, upserted just before in the same transaction: the month a game got when the archive
-# first stored anything of it, so every row of a game is in one partition and a redelivered event meets its
-# first copy there (the conflict target must hold the partition key).
-_STORE_EVENTS = insert(_EVENTS).from_select(
-    [*_INCOMING_EVENTS.c.keys(), "month"],
-    select(*_INCOMING_EVENTS.c, _GAMES.c.month)
-    .join_from(_INCOMING_EVENTS, _GAMES, _GAMES.c.game_id == _INCOMING_EVENTS.c.game_id)
-    .order_by(_INCOMING_EVENTS.c.game_id, _INCOMING_EVENTS.c.n),
-).on_conflict_do_nothing(index_elements=[_EVENTS.c.game_id, _EVENTS.c.n, _EVENTS.c.month])
+# One statement stores a batch: the games' rows are upserted first (in game order, so concurrent batches lock
+# them in the same order), and each returns its month: the month a game got when the archive first stored
+# anything of it, never updated. Every event of the batch takes its game's month from there, so all rows of a
+# game lie in one partition and a redelivered event meets its first copy in it (the conflict target must hold
+# the partition key). RETURNING hands the months over without a second look-up per event in the catalog.
 _GAME_ROWS = insert(_GAMES).from_select(
     list(_INCOMING_GAMES.c.keys()), select(*_INCOMING_GAMES.c).order_by(_INCOMING_GAMES.c.game_id))
-# A game's month is never updated: it is the partition its rows are already in.
-_STORE_GAMES = _GAME_ROWS.on_conflict_do_update(index_elements=[_GAMES.c.game_id], set_={
+_MONTHS = _GAME_ROWS.on_conflict_do_update(index_elements=[_GAMES.c.game_id], set_={
     "started_at": func.least(_GAMES.c.started_at, _GAME_ROWS.excluded.started_at),
     "ended_at": func.coalesce(_GAMES.c.ended_at, _GAME_ROWS.excluded.ended_at),
     "last_n": func.greatest(_GAMES.c.last_n, _GAME_ROWS.excluded.last_n),
-})
+}).returning(_GAMES.c.game_id, _GAMES.c.month).cte("months")
+_STORE = insert(_EVENTS).from_select(
+    [*_INCOMING_EVENTS.c.keys(), "month"],
+    select(*_INCOMING_EVENTS.c, _MONTHS.c.month)
+    .join_from(_INCOMING_EVENTS, _MONTHS, _MONTHS.c.game_id == _INCOMING_EVENTS.c.game_id)
+    .order_by(_INCOMING_EVENTS.c.game_id, _INCOMING_EVENTS.c.n),
+).on_conflict_do_nothing(index_elements=[_EVENTS.c.game_id, _EVENTS.c.n, _EVENTS.c.month]).add_cte(_MONTHS)
 
 
 async def store_events(engine: AsyncEngine, rows: list[dict[str, Any]]) -> None:
@@ -298,7 +298,8 @@ async def store_events(engine: AsyncEngine, rows: list[dict[str, Any]]) -> None:
 
 
 async def _store(engine: AsyncEngine, rows: list[dict[str, Any]], games: dict[str, dict[str, Any]]) -> None:
-    """The transaction of `store_events`: both batches copied in, the games upserted, then the events."""
+    """The transaction of `store_events`: both batches copied in, then the games upserted and the events
+    inserted by one statement."""
     async with engine.begin() as connection:
         for create in _CREATE_INCOMING:  # the session's own tables, emptied at every commit
             await connection.execute(create)
@@ -308,8 +309,7 @@ async def _store(engine: AsyncEngine, rows: list[dict[str, Any]], games: dict[st
         async with driver.cursor() as cursor:
             await _copy(cursor, _INCOMING_EVENTS, rows)
             await _copy(cursor, _INCOMING_GAMES, games.values())
-        await connection.execute(_STORE_GAMES)
-        await connection.execute(_STORE_EVENTS)
+        await connection.execute(_STORE)
 
 
 async def _copy(cursor: Any, table: Table, rows: Iterable[dict[str, Any]]) -> None:

@@ -309,7 +309,7 @@ async def test_a_detached_months_games_answer_410_and_their_exports_still_audit(
 
         async with running_app(create_app(settings, clock=clock)) as table:  # a replica starting afresh
             for path, headers in (("", {}), ("/view", auth(ANNA)), ("/events", {}), ("/audit", {}),
-                                  ("/export", OPERATOR), ("/export", auth(ANNA))):
+                                  ("/replay?n=1", auth(ANNA)), ("/export", OPERATOR), ("/export", auth(ANNA))):
                 answer = await table.get(f"/games/{game_id}{path}", headers=headers)
                 assert answer.status_code == 410, (path, answer.text)
                 assert answer.json()["code"] == "game_detached"
