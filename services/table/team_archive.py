@@ -109,7 +109,8 @@ async def store_team_events(engine: AsyncEngine, rows: list[dict[str, Any]]) -> 
     try:
         await ATTACHED.ensure(engine, {first["month"] for first in firsts.values()})
         async with engine.begin() as connection:
-            await connection.execute(_CATALOG, list(firsts.values()))
+            # In game order, as the log's store upserts them, so the two never wait on each other in a circle.
+            await connection.execute(_CATALOG, [firsts[game_id] for game_id in sorted(firsts)])
             months = {game_id: month for game_id, month in await connection.execute(
                 _MONTHS_OF, {"game_ids": list(firsts)})}
             await connection.execute(_STORE, [{key: value for key, value in row.items() if key != "rules"}
