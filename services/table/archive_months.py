@@ -66,11 +66,6 @@ def partition_name(table: str, month: date) -> str:
     return f"{table}_{month:%Y_%m}"
 
 
-def parse_month(value: str) -> date:
-    """Read "YYYY-MM" as its month's first day; ValueError otherwise."""
-    return datetime.strptime(value, "%Y-%m").date()
-
-
 async def attached_months(connection: AsyncConnection, table: str = "events") -> set[date]:
     """The months `table` has a partition attached for."""
     rows = await connection.execute(text(

@@ -13,19 +13,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
+from datetime import date, datetime
 
 from sqlalchemy.exc import SQLAlchemyError
-from sqlalchemy.ext.asyncio import create_async_engine
 
-from libs.platform.clock import Clock
-from libs.platform.settings import sqlalchemy_url
-from services.table.archive_months import (
-    MonthRefused,
-    attach_month,
-    detach_month,
-    month_summaries,
-    parse_month,
-)
 from tools.speed.local import operator_settings
 
 
@@ -39,14 +30,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="Aufbewahrungsfrist in Monaten (Vorgabe: ARCHIVE_RETENTION_MONTHS)")
 
 
-def _month(value: str) -> object:
+def _month(value: str) -> date:
     try:
-        return parse_month(value)
+        return datetime.strptime(value, "%Y-%m").date()
     except ValueError as error:
         raise argparse.ArgumentTypeError(f"kein Monat (JJJJ-MM): {value}") from error
 
 
 async def _run(args: argparse.Namespace) -> int:
+    # Loaded on use, as every subcommand's own work: `speed audit` needs none of the table's code.
+    from sqlalchemy.ext.asyncio import create_async_engine
+
+    from libs.platform.clock import Clock
+    from libs.platform.settings import sqlalchemy_url
+    from services.table.archive_months import MonthRefused, attach_month, detach_month, month_summaries
+
     settings = operator_settings()
     engine = create_async_engine(sqlalchemy_url(args.database_url or settings.database_url), pool_size=2)
     try:
