@@ -65,6 +65,7 @@ bench: $(VENV)/.synced-bench
 	$(PY) -m tools.replay_bench
 	$(PY) -m tools.web_bench
 	$(PY) -m tools.rating_bench
+	$(PY) -m tools.archive_bench
 
 clean:
 	rm -rf $(VENV) $(TOOLS)

@@ -60,6 +60,9 @@ class Settings(BaseSettings):
     archive_purge_grace_seconds: float = Field(default=3600.0, ge=0)
     archive_sweep_seconds: float = Field(default=30.0, gt=0)
     archive_nats_password: str = ""
+    # Table, archive (docs/archive.md, "Retention"): the archive keeps the current month and this many months
+    # before it online; `speed archive detach` refuses a newer month.
+    archive_retention_months: int = Field(default=12, ge=1)
     # Table: the Ed25519 keys it signs every event's hash with (libs/platform/signing.py, docs/audit.md
     # "Signatures and receipts"): the key file's JSON itself (Kubernetes: from the Secret `speed-table-signing`)
     # or a path to it (`make run`: .data/keys/table-signing.json, the tests: one per session). Neither: the table

@@ -46,3 +46,5 @@ GAME_COMMANDS = Counter("speed_table_game_commands_total",
                         "subject every replica serves, taken while nobody holds the game's partition, or "
                         "with TABLE_AFFINITY off; 'any': a partition's subject with TABLE_AFFINITY off)",
                         ["partition"])
+ARCHIVE_MONTHS_AHEAD = Gauge("speed_table_archive_months_ahead",
+                             "Months after the current one whose archive partitions are ready (docs/archive.md)")
