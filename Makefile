@@ -58,13 +58,11 @@ screens: venv
 demo: venv
 	$(PY) -m tools.demo $(if $(filter-out 0,$(SLOW)),--slow)
 
+# Every bench runs (each writes its JSON into .bench/); the target fails if any of them missed a target.
+BENCHES := bench platform_bench affinity_bench replay_bench web_bench rating_bench archive_bench match_bench
 bench: $(VENV)/.synced-bench
-	$(PY) -m tools.bench
-	$(PY) -m tools.platform_bench
-	$(PY) -m tools.replay_bench
-	$(PY) -m tools.web_bench
-	$(PY) -m tools.rating_bench
-	$(PY) -m tools.match_bench
+	@missed=""; for tool in $(BENCHES); do $(PY) -m tools.$$tool || missed="$$missed $$tool"; done; \
+	if [ -n "$$missed" ]; then echo "make bench: targets missed in:$$missed" >&2; exit 1; fi
 
 clean:
 	rm -rf $(VENV) $(TOOLS)

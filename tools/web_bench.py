@@ -134,9 +134,10 @@ def main() -> int:
         view = httpx.get(f"{table}/games/{game_id}/view", headers={"Authorization": f"Bearer {token}"},
                          timeout=10).json()
         page = client.get(f"/spiel/{game_id}").text
-        move = re.search(r"hx-vals='([^']+)'", page)
+        # the first move button: a board button (Speedmosaik's moves are all on its board) or a listed one
+        move = re.search(r"""hx-vals=(?:'([^']+)'|"([^"]+)")""", page)
         assert move, "no move on the game page"
-        values = json.loads(html.unescape(move.group(1)))
+        values = json.loads(html.unescape(move.group(1) or move.group(2)))
         updates = 0
         with (contextlib.suppress(httpx.ReadTimeout),
               client.stream("GET", f"/spiel/{game_id}/live", timeout=httpx.Timeout(10, read=5)) as stream):

@@ -16,6 +16,7 @@ import nats
 
 from libs.devservers.ports import free_port, wait_for_port
 from libs.devservers.processes import stop_process
+from libs.platform.nats_mappings import SUBJECT_MAPPINGS
 from libs.platform.nats_permissions import ADMIN, USERS, server_authorization
 from libs.platform.streams import ensure_streams
 
@@ -110,6 +111,8 @@ class NatsServer:
             "http": f"127.0.0.1:{self.monitor_port}",
             "jetstream": {"store_dir": str(self.data_dir)},
             "authorization": server_authorization(self.passwords()),
+            # A game's table commands onto its partition (docs/architecture.md, "Game affinity").
+            "mappings": SUBJECT_MAPPINGS,
         }
         path = self.data_dir / "nats-server.conf"
         _write_private_json(path, config)  # nats-server reads JSON as its config format

@@ -198,6 +198,21 @@ async def last_message(nc: _NatsPyClient, stream: str, subject: str, timeout: fl
     return msg
 
 
+async def next_message(nc: _NatsPyClient, stream: str, subject: str, start: int, timeout: float) -> Msg | None:
+    """Return the first message of `subject` on `stream` (which allows direct get) stored at stream sequence
+    `start` or later, as its direct-get reply; None when there is none: then the server answers a bare 404, no
+    message body, which is what a reader that only asks "anything newer?" wants. Errors as `last_message`."""
+    request = b'{"seq":%d,"next_by_subj":"%s"}' % (start, subject.encode())
+    msg = await nc.request(f"$JS.API.DIRECT.GET.{stream}", request, timeout=timeout)
+    if not msg.data:
+        status = (msg.headers or {}).get("Status")
+        if status == "404":
+            return None
+        if status is not None:
+            raise APIError.from_msg(msg)
+    return msg
+
+
 def stream_sequence(msg: Msg) -> int:
     """Return the stream sequence of a JetStream delivery, as `msg.metadata.sequence.stream` does (same
     `NotJSMessageError` for a message that is not one), from the ack subject's token alone."""

@@ -110,6 +110,25 @@ def _serves(*subjects: str) -> tuple[str, ...]:
     return subjects
 
 
+def _sends_by_game(subject: str) -> tuple[str, ...]:
+    """Send a command about one game: on its shared subject, by game (`<subject>.<game>`), and on the partition
+    nats-server maps that onto. The server checks a publish against the subject after its mapping, so the
+    partition's subject is what it allows; `<subject>.<game>` is what passes on a server without the mapping
+    (nobody serves it there, so the sender falls back to the shared subject at once)."""
+    return (subject, s.by_game_subject(subject, "*"), s.partition_subject(subject, "*"))
+
+
+def _serves_by_game(subject: str) -> tuple[str, ...]:
+    """Serve a command about one game: its shared subject and every partition's (the replica subscribes to the
+    partitions it holds a lease for)."""
+    return (subject, s.partition_subject(subject, "*"))
+
+
+def _key_value(stream: str, subjects: str) -> tuple[str, ...]:
+    """Create and use a key-value bucket: its stream, its keys, and direct reads of them."""
+    return (*_owns(stream), subjects, *_direct_get(stream))
+
+
 # ---- the users -----------------------------------------------------------------------------------------
 TABLE = NatsUser(
     name="table",
@@ -120,17 +139,21 @@ TABLE = NatsUser(
         *_durable(s.GAMES_STREAM, s.TABLE_FOLLOWUP_DURABLE), *_durable(s.TIMERS_STREAM, s.TABLE_TIMERS_DURABLE),
         *_ephemeral(s.GAMES_STREAM), *_direct_get(s.GAMES_STREAM), *_msg_get(s.GAMES_STREAM),
         *_owns(s.GAME_SNAPSHOTS_STREAM), *_direct_get(s.GAME_SNAPSHOTS_STREAM),
+        *_key_value(s.TABLE_LEASES_STREAM, s.TABLE_LEASE_SUBJECTS),  # the API replicas' partition leases
         # Tests and tools purge a game's stale "your turn" requests only as admin; the table never does.
     ),
     # Nobody but the operator sends PLAY; only the lobby sends START and LEAVE.
-    subscribe=_serves(s.TABLE_START, s.TABLE_MOVE, s.TABLE_PLAY, s.TABLE_VIEW, s.TABLE_LEAVE, s.TABLE_STARTED),
-    owns_streams=(s.GAMES_STREAM, s.BOT_TURNS_STREAM, s.TIMERS_STREAM, s.GAME_FACTS_STREAM, s.GAME_SNAPSHOTS_STREAM),
+    subscribe=(*(subject for command in s.TABLE_PARTITIONED for subject in _serves_by_game(command)),
+               *_serves(s.TABLE_STARTED)),
+    owns_streams=(s.GAMES_STREAM, s.BOT_TURNS_STREAM, s.TIMERS_STREAM, s.GAME_FACTS_STREAM, s.GAME_SNAPSHOTS_STREAM,
+                  s.TABLE_LEASES_STREAM),
 )
 
 LOBBY = NatsUser(
     name="lobby",
     publish=(
-        s.TABLE_START, s.TABLE_LEAVE, s.LEDGER_HOLD, s.LEDGER_RELEASE,  # starts/gives up games, holds stakes
+        *_sends_by_game(s.TABLE_START), *_sends_by_game(s.TABLE_LEAVE),  # starts/gives up games
+        s.LEDGER_HOLD, s.LEDGER_RELEASE,  # holds stakes
         s.LEDGER_BALANCE,  # the player's own balance (GET /me/wallet), shown beside a stake
         s.LEDGER_POT,  # a finished game's Taler per player (GET /pots/{game_id}), on the end table
         s.LEADERBOARD_RATINGS,  # players' skill ratings, for seating players of like strength (quick match)
@@ -145,7 +168,7 @@ LOBBY = NatsUser(
 BOT = NatsUser(
     name="bot",
     publish=(
-        s.TABLE_MOVE,  # a computer's move (the table checks the seat is the computer's)
+        *_sends_by_game(s.TABLE_MOVE),  # a computer's move (the table checks the seat is the computer's)
         *_knows(s.BOT_TURNS_STREAM), *_durable(s.BOT_TURNS_STREAM, s.BOT_TURNS_DURABLE),
     ),
     subscribe=_serves(s.BOT_DECIDE, s.BOT_ADVISE),

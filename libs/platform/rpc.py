@@ -8,6 +8,7 @@ Services serve a command with `answer(nc, COMMAND, handler)` and send one with `
 from __future__ import annotations
 
 import asyncio
+import re
 import weakref
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
@@ -21,6 +22,7 @@ from nats.aio.subscription import Subscription
 
 from libs.platform.contracts.base import Contract, ContractError, german_reason
 from libs.platform.contracts.commands import Accepted, Command, Refused, ReplyEnvelope
+from libs.platform.contracts.subjects import by_game_subject
 from libs.platform.logging import CORRELATION_HEADER, correlation_id, get_logger, new_correlation_id
 
 UNAVAILABLE: tuple[type[Exception], ...] = (
@@ -47,12 +49,17 @@ class CommandRefused(Exception):
 
 
 Handler = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
+_ONE_TOKEN = re.compile(r"[A-Za-z0-9_-]{1,128}")
+"""A game id that is one NATS subject token (no dots, wildcards or blanks): sent by game, else on the shared
+subject."""
 _ENVELOPE = msgspec.json.Decoder(ReplyEnvelope)
 _DICT = msgspec.json.Decoder(dict[str, Any])
 
 
-async def answer(nc: NatsClient, command: Command[Req, Rep], handler: Callable[[Req], Awaitable[Rep]]) -> Subscription:
-    """Answer `command` (load-balanced over its queue group) with `handler`'s result or its refusal.
+async def answer(nc: NatsClient, command: Command[Req, Rep], handler: Callable[[Req], Awaitable[Rep]],
+                 subject: str | None = None) -> Subscription:
+    """Answer `command` (load-balanced over its queue group) with `handler`'s result or its refusal, on its own
+    subject or on `subject` (a partition's: `contracts.subjects.partition_subject`).
 
     A request that does not fit the command's contract is refused (422, German reason) before `handler` runs.
     """
@@ -64,15 +71,25 @@ async def answer(nc: NatsClient, command: Command[Req, Rep], handler: Callable[[
             raise CommandRefused(422, error.reason, "malformed") from error
         return await handler(body)
 
-    return await _subscribe(nc, command.subject, command.queue, handle)
+    return await _subscribe(nc, subject or command.subject, command.queue, handle)
 
 
 async def call(nc: NatsClient, command: Command[Req, Rep], body: Req, timeout: float = 10.0) -> Rep:
     """Send `command` and return its typed result, or raise CommandRefused with the server's reason.
 
-    A reply that does not fit the command's reply contract is refused with 502 (`bad_reply`).
+    A reply that does not fit the command's reply contract is refused with 502 (`bad_reply`). A command `by_game`
+    goes to its game's partition first and, when nobody serves that partition at the moment (NATS answers "no
+    responders" at once), to the shared subject every replica of the service answers.
     """
-    result = await _send(nc, command.subject, body.encode(), timeout)
+    data = body.encode()
+    game_id = getattr(body, "game_id", None) if command.by_game else None
+    if isinstance(game_id, str) and _ONE_TOKEN.fullmatch(game_id):
+        try:
+            result = await _send(nc, by_game_subject(command.subject, game_id), data, timeout)
+        except nats.errors.NoRespondersError:
+            result = await _send(nc, command.subject, data, timeout)
+    else:  # a game id that is no single subject token cannot be mapped: the shared subject judges it
+        result = await _send(nc, command.subject, data, timeout)
     try:
         reply: Rep = msgspec.json.decode(result, type=command.reply)
     except msgspec.DecodeError as error:
@@ -121,6 +138,18 @@ async def stop_answering(nc: NatsClient, timeout: float = 5.0) -> None:
             await asyncio.wait_for(subscription.drain(), timeout)  # type: ignore[no-untyped-call]  # nats-py leaves it unannotated
         except Exception:  # closed or down: the server drops our interest with the connection anyway
             pass
+
+
+async def stop_answering_on(nc: NatsClient, subscription: Subscription, timeout: float = 5.0) -> None:
+    """Take no more commands on `subscription` (one of `nc`'s from `answer`): leave its queue group after handing
+    the requests already received to their handlers (at most `timeout` seconds)."""
+    answering = _ANSWERING.get(nc, [])
+    if subscription in answering:
+        answering.remove(subscription)
+    try:
+        await asyncio.wait_for(subscription.drain(), timeout)  # type: ignore[no-untyped-call]  # nats-py leaves it unannotated
+    except Exception:  # closed or down: the server drops our interest with the connection anyway
+        pass
 
 
 async def finish_in_flight(timeout: float = 10.0) -> None:

@@ -60,6 +60,9 @@ class Settings(BaseSettings):
     archive_purge_grace_seconds: float = Field(default=3600.0, ge=0)
     archive_sweep_seconds: float = Field(default=30.0, gt=0)
     archive_nats_password: str = ""
+    # Table, archive (docs/archive.md, "Retention"): the archive keeps the current month and this many months
+    # before it online; `speed archive detach` refuses a newer month.
+    archive_retention_months: int = Field(default=12, ge=1)
     # Table: the Ed25519 keys it signs every event's hash with (libs/platform/signing.py, docs/audit.md
     # "Signatures and receipts"): the key file's JSON itself (Kubernetes: from the Secret `speed-table-signing`)
     # or a path to it (`make run`: .data/keys/table-signing.json, the tests: one per session). Neither: the table
@@ -69,6 +72,12 @@ class Settings(BaseSettings):
     # Table: serve GET /games/{id}/view and POST /games/{id}/moves by their lean path (services/table/
     # fast_routes.py: same answers, less CPU); false sends them through FastAPI like every other route.
     table_hot_routes: bool = True
+    # Table API replicas: game affinity (docs/architecture.md, "Game affinity"). On, each replica serves the
+    # command partitions it holds a lease for (renewed every third of TABLE_LEASE_SECONDS; a dead replica's
+    # partitions go to the living ones once its leases run out); off, every replica takes any game's commands
+    # from the shared queue group, as before (correct either way: the log refuses a stale append).
+    table_affinity: bool = True
+    table_lease_seconds: int = Field(default=6, ge=2)
     # Extra rule modules to load, comma-separated dotted names exposing MODULE (e.g. "tests.rules.tinygame").
     rule_plugins: str = ""
     # Bot service: how many turn requests one replica works on at once.

@@ -9,7 +9,7 @@ from libs.platform.service import Runtime, Startup, Worker, create_service_app
 from libs.platform.settings import Settings, get_settings
 from libs.platform.signing import configured_keyring
 from services.table.archive import Archive, archive_and_purge
-from services.table.commands import serve_commands
+from services.table.commands import hold_partitions, serve_commands
 from services.table.event_store import GameLog
 from services.table.export_routes import router as export_router
 from services.table.fast_routes import mount_hot_routes
@@ -49,13 +49,14 @@ def create_app(settings: Settings | None = None, seeds: SeedSource | None = None
     async def wire(runtime: Runtime) -> None:
         runtime.extras["games"] = Games(GameLog(runtime.js, runtime.nc), seeds or SeedSource(),
                                         archive=Archive(runtime.engine), snapshots=Snapshots(runtime.js, runtime.nc),
-                                        keyring=keyring)
+                                        keyring=keyring,
+                                        purge_grace=runtime.settings.archive_purge_grace_seconds)
         runtime.extras["clock"] = clock or Clock(runtime.settings.clock_lag_seconds)
         runtime.extras["live_limits"] = LiveLimits(runtime.settings)
 
     routers: list[APIRouter] = [router, export_router, replay_router, keys_router] if "api" in roles else []
     startup: list[Startup] = [wire, serve_commands] if "api" in roles else [wire]
-    workers: list[Worker] = []
+    workers: list[Worker] = [hold_partitions] if "api" in roles and settings.table_affinity else []
     if "followup" in roles:
         workers.append(follow_up_events)
     if "timers" in roles:

@@ -1,17 +1,19 @@
 """The archive: every event of every game also in PostgreSQL, and a finished game's subject purged from GAMES.
 
-Two loops run in the table's `archive` role (docs/archive.md):
+Three loops (four with the team logs') run in the table's `archive` role (docs/archive.md):
 
 - `archive_events`: a durable pull consumer (`table-archive`) on the GAMES stream copies each event, in
-  batches, into "table".events with INSERT ... ON CONFLICT (game_id, n) DO NOTHING, and updates the game's
-  row in "table".archived_games, in one transaction; only after the commit does it ack the batch. A
-  redelivered event (a crash between commit and ack, a second replica) inserts nothing: every event is
-  in the archive exactly once.
+  batches, into "table".events with INSERT ... ON CONFLICT (game_id, n, month) DO NOTHING, after upserting the
+  game's row in "table".archived_games (which fixes the game's month once), in one transaction; only after the
+  commit does it ack the batch. A redelivered event (a crash between commit and ack, a second replica) inserts
+  nothing: every event is in the archive exactly once.
 - `purge_archived`: a periodic sweep over archived_games purges the subject of every game that ended more
   than ARCHIVE_PURGE_GRACE_SECONDS ago and whose events 1..last_n are all archived, then notes purged_at.
   The sweep is its own memory: a restart simply sweeps again.
+- `keep_months_ahead` (services/table/archive_months.py): at its start and daily, the partitions of the current
+  month and the next ones (the archive's tables are partitioned by month).
 
-Both use their own NATS connection as the `archive` user (libs/platform/nats_permissions): the one user
+The first two use their own NATS connection as the `archive` user (libs/platform/nats_permissions): the one user
 that may purge GAMES, and that cannot append to it. The table's own user (its API pods) may not purge.
 
 Reads of a purged game come from `Archive.events` (the stored bytes, with their stream sequences), so
@@ -31,7 +33,20 @@ from nats.aio.client import Client as NatsClient
 from nats.aio.msg import Msg
 from nats.errors import TimeoutError as NatsTimeout
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
-from sqlalchemy import BigInteger, Column, DateTime, Integer, MetaData, Table, Text, bindparam, func, select, text
+from sqlalchemy import (
+    BigInteger,
+    Column,
+    Date,
+    DateTime,
+    Integer,
+    MetaData,
+    Table,
+    Text,
+    bindparam,
+    func,
+    select,
+    text,
+)
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncEngine
 from sqlalchemy.schema import CreateTable
@@ -49,6 +64,7 @@ from libs.platform.settings import Settings
 from services.table import metrics
 from services.table.archive_batches import store_and_settle
 from services.table.archive_models import ArchivedEvent, ArchivedGame
+from services.table.archive_months import ATTACHED, GameDetached, attached_months, keep_months_ahead, month_of
 from services.table.event_store import StoredEvent
 from services.table.team_archive import (
     archive_team_events,
@@ -71,17 +87,26 @@ _GAMES = table_of(ArchivedGame)
 
 
 # ---- reading -----------------------------------------------------------------------------------------
-# Built once: every game start asks `_HOLDS` (is the id taken by a purged game?).
-_EVENTS_OF = (select(_EVENTS.c.stream_seq, _EVENTS.c.body).where(_EVENTS.c.game_id == bindparam("game_id"))
+# Built once: every game start asks `_HOLDS` (is the id taken by a purged game?). A game's events are read
+# with its month (from the catalog `archived_games`), so PostgreSQL reads one partition's index only.
+_MONTH_OF = select(_GAMES.c.month).where(_GAMES.c.game_id == bindparam("game_id"))
+_EVENTS_OF = (select(_EVENTS.c.stream_seq, _EVENTS.c.body)
+              .where(_EVENTS.c.game_id == bindparam("game_id"), _EVENTS.c.month == bindparam("month"))
               .order_by(_EVENTS.c.n))
 _HOLDS = select(_GAMES.c.game_id).where(_GAMES.c.game_id == bindparam("game_id"))
 
 
 async def archived_events(engine: AsyncEngine, game_id: str) -> list[StoredEvent]:
     """Return the game's archived events, oldest first, each with the stream sequence it had on GAMES
-    (empty if the archive holds none of its events)."""
+    (empty if the archive holds none of its events). Raise GameDetached when the game's month was detached
+    (docs/archive.md, "Retention"): the archive knew the game, its events are no longer online."""
     async with engine.connect() as connection:
-        rows = await connection.execute(_EVENTS_OF, {"game_id": game_id})
+        month = (await connection.execute(_MONTH_OF, {"game_id": game_id})).scalar_one_or_none()
+        if month is None:
+            return []
+        rows = (await connection.execute(_EVENTS_OF, {"game_id": game_id, "month": month})).all()
+        if not rows and month not in await attached_months(connection):
+            raise GameDetached(game_id, month)
         return [StoredEvent(seq=int(seq), event=Event.decode(body)) for seq, body in rows]
 
 
@@ -92,7 +117,8 @@ class Archive:
     engine: AsyncEngine | None
 
     async def events(self, game_id: str) -> list[StoredEvent]:
-        """Return the game's archived events (`archived_events`); empty without a database."""
+        """Return the game's archived events (`archived_events`; GameDetached for a detached month's game);
+        empty without a database."""
         if self.engine is None:
             return []
         started = time.perf_counter()
@@ -136,7 +162,8 @@ async def archive_and_purge(runtime: Runtime) -> None:
     assert runtime.engine is not None, "the archive role needs the table's database"
     nc = await connect_archive(runtime.settings)
     try:
-        await asyncio.gather(archive_events(runtime, nc), archive_team_events(runtime, nc), purge_archived(runtime, nc))
+        await asyncio.gather(archive_events(runtime, nc), archive_team_events(runtime, nc), purge_archived(runtime, nc),
+                             keep_months_ahead(runtime))
     finally:
         try:
             await nc.drain()
@@ -212,7 +239,7 @@ def _rows_of(messages: Sequence[Msg]) -> tuple[list[dict[str, Any]], list[Msg]]:
 # parameter list (executemany) made psycopg send each row with its own socket write and wait, ~2,800 system
 # calls a second at 200 games (docs/benchmarks.md, "the archive's `COPY`").
 _SCRATCH = MetaData()
-_PG_TYPES = {Text: "text", Integer: "int4", BigInteger: "int8", DateTime: "timestamptz"}
+_PG_TYPES = {Text: "text", Integer: "int4", BigInteger: "int8", DateTime: "timestamptz", Date: "date"}
 """The name a binary COPY gives each column type of the archive's tables."""
 
 
@@ -223,26 +250,33 @@ def _incoming(table: Table, *leave_out: str) -> Table:
                  prefixes=["TEMPORARY"], postgresql_on_commit="DELETE ROWS")
 
 
-_INCOMING_EVENTS = _incoming(_EVENTS)
+_INCOMING_EVENTS = _incoming(_EVENTS, "month")
 _INCOMING_GAMES = _incoming(_GAMES, "purged_at")
 _CREATE_INCOMING = [CreateTable(table, if_not_exists=True) for table in (_INCOMING_EVENTS, _INCOMING_GAMES)]
-# Rows in (game, number) order, so concurrent batches lock them in the same order.
-_STORE_EVENTS = insert(_EVENTS).from_select(
-    list(_INCOMING_EVENTS.c.keys()),
-    select(*_INCOMING_EVENTS.c).order_by(_INCOMING_EVENTS.c.game_id, _INCOMING_EVENTS.c.n),
-).on_conflict_do_nothing(index_elements=[_EVENTS.c.game_id, _EVENTS.c.n])
+# One statement stores a batch: the games' rows are upserted first (in game order, so concurrent batches lock
+# them in the same order), and each returns its month: the month a game got when the archive first stored
+# anything of it, never updated. Every event of the batch takes its game's month from there, so all rows of a
+# game lie in one partition and a redelivered event meets its first copy in it (the conflict target must hold
+# the partition key). RETURNING hands the months over without a second look-up per event in the catalog.
 _GAME_ROWS = insert(_GAMES).from_select(
     list(_INCOMING_GAMES.c.keys()), select(*_INCOMING_GAMES.c).order_by(_INCOMING_GAMES.c.game_id))
-_STORE_GAMES = _GAME_ROWS.on_conflict_do_update(index_elements=[_GAMES.c.game_id], set_={
+_MONTHS = _GAME_ROWS.on_conflict_do_update(index_elements=[_GAMES.c.game_id], set_={
     "started_at": func.least(_GAMES.c.started_at, _GAME_ROWS.excluded.started_at),
     "ended_at": func.coalesce(_GAMES.c.ended_at, _GAME_ROWS.excluded.ended_at),
     "last_n": func.greatest(_GAMES.c.last_n, _GAME_ROWS.excluded.last_n),
-})
+}).returning(_GAMES.c.game_id, _GAMES.c.month).cte("months")
+_STORE = insert(_EVENTS).from_select(
+    [*_INCOMING_EVENTS.c.keys(), "month"],
+    select(*_INCOMING_EVENTS.c, _MONTHS.c.month)
+    .join_from(_INCOMING_EVENTS, _MONTHS, _MONTHS.c.game_id == _INCOMING_EVENTS.c.game_id)
+    .order_by(_INCOMING_EVENTS.c.game_id, _INCOMING_EVENTS.c.n),
+).on_conflict_do_nothing(index_elements=[_EVENTS.c.game_id, _EVENTS.c.n, _EVENTS.c.month]).add_cte(_MONTHS)
 
 
 async def store_events(engine: AsyncEngine, rows: list[dict[str, Any]]) -> None:
     """Store events (rows of `_rows_of`) and their games' rows in one transaction; events already stored
-    are left as they are, a game's row only grows (earliest start, highest n, its end once known)."""
+    are left as they are, a game's row only grows (earliest start, highest n, its end once known). A game new
+    to the archive gets the month of its earliest event here (its partitions created first if missing)."""
     if not rows:
         return
     games: dict[str, dict[str, Any]] = {}
@@ -253,6 +287,19 @@ async def store_events(engine: AsyncEngine, rows: list[dict[str, Any]]) -> None:
         game["last_n"] = max(game["last_n"], row["n"])
         if row["type"] == EventType.GAME_ENDED:
             game["ended_at"] = row["at"]
+    for game in games.values():
+        game["month"] = month_of(game["started_at"])
+    try:
+        await ATTACHED.ensure(engine, {game["month"] for game in games.values()})
+        await _store(engine, rows, games)
+    except Exception:
+        ATTACHED.forget(engine)  # a month detached or dropped meanwhile: ask the database again next time
+        raise
+
+
+async def _store(engine: AsyncEngine, rows: list[dict[str, Any]], games: dict[str, dict[str, Any]]) -> None:
+    """The transaction of `store_events`: both batches copied in, then the games upserted and the events
+    inserted by one statement."""
     async with engine.begin() as connection:
         for create in _CREATE_INCOMING:  # the session's own tables, emptied at every commit
             await connection.execute(create)
@@ -262,8 +309,7 @@ async def store_events(engine: AsyncEngine, rows: list[dict[str, Any]]) -> None:
         async with driver.cursor() as cursor:
             await _copy(cursor, _INCOMING_EVENTS, rows)
             await _copy(cursor, _INCOMING_GAMES, games.values())
-        await connection.execute(_STORE_EVENTS)
-        await connection.execute(_STORE_GAMES)
+        await connection.execute(_STORE)
 
 
 async def _copy(cursor: Any, table: Table, rows: Iterable[dict[str, Any]]) -> None:
@@ -302,12 +348,14 @@ async def purge_due(runtime: Runtime, js: Any) -> int:
     now = clock_of(runtime).now()
     cutoff = now - timedelta(seconds=runtime.settings.archive_purge_grace_seconds)
     async with engine.begin() as connection:
-        # Complete: the archive holds last_n distinct events of the game (the key is (game_id, n), n >= 1),
-        # so exactly 1..last_n; a game still missing one (on its way in) waits for a later sweep.
+        # Complete: the archive holds last_n distinct events of the game (all in its month's partition, keyed
+        # (game_id, n, month), n >= 1), so exactly 1..last_n; a game still missing one (on its way in) waits for
+        # a later sweep.
         found = (await connection.execute(text(
             'SELECT g.game_id, g.rules FROM "table".archived_games g WHERE g.purged_at IS NULL '
             'AND g.ended_at IS NOT NULL AND g.ended_at < :cutoff AND g.last_n = (SELECT count(*) FROM "table".events e '
-            "WHERE e.game_id = g.game_id) ORDER BY g.ended_at LIMIT :limit FOR UPDATE OF g SKIP LOCKED"),
+            "WHERE e.game_id = g.game_id AND e.month = g.month) ORDER BY g.ended_at LIMIT :limit "
+            "FOR UPDATE OF g SKIP LOCKED"),
             {"cutoff": cutoff, "limit": PURGE_BATCH})).all()
         metrics.ARCHIVE_PURGE_DUE.set(len(found))
         # A game whose rules can have team logs waits, too, until every entry of them is archived.

@@ -1,11 +1,15 @@
 """The table's NATS command endpoints (queue group "table"): start a game, make a move, read a view, leave, and
-read a game's GameStarted."""
+read a game's GameStarted; the commands about one game also on the partitions this replica holds (game affinity)."""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import msgspec
+import nats.errors
+from nats.aio.subscription import Subscription
+from nats.js.errors import APIError
 
 from libs.platform.clock import clock_of
 from libs.platform.contracts.commands import (
@@ -15,6 +19,7 @@ from libs.platform.contracts.commands import (
     READ_GAME_STARTED,
     START_GAME,
     VIEW_GAME,
+    Command,
     GameStartedQuery,
     LeaveGame,
     LeftReply,
@@ -25,15 +30,21 @@ from libs.platform.contracts.commands import (
     StartGame,
     ViewGame,
 )
+from libs.platform.contracts.subjects import partition_subject
+from libs.platform.logging import get_logger
 from libs.platform.rpc import CommandRefused, answer
 from libs.platform.service import Runtime
 from services.table.games import Games, games_of
+from services.table.metrics import GAME_COMMANDS
+from services.table.partitions import PartitionLeases, ensure_lease_bucket
 from services.table.records import GameRecord
 from services.table.views import game_view
 
+Handler = Callable[[Any], Awaitable[Any]]
 
-async def serve_commands(runtime: Runtime) -> None:
-    """Startup step: answer table commands (queue group "table") from now on."""
+
+def command_handlers(runtime: Runtime) -> list[tuple[Command[Any, Any], Handler]]:
+    """Every table command with the handler that answers it on this replica."""
     games = games_of(runtime)
 
     async def start(command: StartGame) -> StartedReply:
@@ -50,6 +61,9 @@ async def serve_commands(runtime: Runtime) -> None:
                                                          kid=event.sig["kid"], sig=event.sig["sig"], team=event.team)
         return MoveMadeReply(game_id=command.game_id, n=event.n, receipt=receipt)
 
+    async def bot_move(command: MakeMove) -> MoveMadeReply:
+        return await move(command)
+
     async def play(command: MakeMove) -> MoveMadeReply:
         # This subject carries humans' moves only; the actor must be the seat's player (`_mover_refusal`),
         # so an empty one is refused before `move`'s "system" stand-in could reach the log.
@@ -65,14 +79,60 @@ async def serve_commands(runtime: Runtime) -> None:
         # Games.events falls back to the archive once the game's subject was purged (404 for no such game).
         return (await games.events(query.game_id))[0].event.to_json()
 
+    return [(START_GAME, start), (MAKE_MOVE, bot_move), (PLAY_MOVE, play), (VIEW_GAME, view), (LEAVE_GAME, leave),
+            (READ_GAME_STARTED, started)]
+
+
+def counted(handler: Handler, partition: str) -> Handler:
+    """`handler`, counting each command it answers under `partition` (speed_table_game_commands_total)."""
+    counter = GAME_COMMANDS.labels(partition)
+
+    async def answer_counted(request: Any) -> Any:
+        counter.inc()
+        return await handler(request)
+
+    return answer_counted
+
+
+async def serve_commands(runtime: Runtime) -> None:
+    """Startup step: answer table commands on their shared subjects (queue group "table") from now on; with
+    TABLE_AFFINITY off, also every partition's (a game's commands then reach any replica)."""
+    handlers = command_handlers(runtime)
     # Subscribed before the service reports ready (a startup step, not a worker), so no request that
     # arrives after /readyz answers 200 finds nobody listening; draining the connection ends them.
-    await answer(runtime.nc, START_GAME, start)
-    await answer(runtime.nc, MAKE_MOVE, move)
-    await answer(runtime.nc, PLAY_MOVE, play)
-    await answer(runtime.nc, VIEW_GAME, view)
-    await answer(runtime.nc, LEAVE_GAME, leave)
-    await answer(runtime.nc, READ_GAME_STARTED, started)
+    for command, handler in handlers:
+        await answer(runtime.nc, command, counted(handler, "shared") if command.by_game else handler)
+    if not runtime.settings.table_affinity:
+        for command, handler in handlers:
+            if command.by_game:
+                await answer(runtime.nc, command, counted(handler, "any"),
+                             subject=partition_subject(command.subject, "*"))
+
+
+async def hold_partitions(runtime: Runtime) -> None:
+    """Worker (api role, TABLE_AFFINITY on): hold an even share of the command partitions among the living API
+    replicas, serving each held partition's commands (services/table/partitions.py), until the service stops;
+    then give them up so the others take them over at once."""
+    log = get_logger()
+    by_game = [(command, handler) for command, handler in command_handlers(runtime) if command.by_game]
+    await ensure_lease_bucket(runtime.js, runtime.settings.stream_replicas)
+
+    async def serve(partition: int) -> list[Subscription]:
+        return [await answer(runtime.nc, command, counted(handler, str(partition)),
+                             subject=partition_subject(command.subject, partition))
+                for command, handler in by_game]
+
+    leases = PartitionLeases(runtime.nc, runtime.js, serve, runtime.settings.table_lease_seconds)
+    try:
+        while True:
+            try:
+                await leases.tick()
+            except (nats.errors.Error, APIError) as error:  # NATS away for a moment: the next tick tries again
+                log.warning("partition_leases_unavailable", error=type(error).__name__)
+            if not await runtime.pause(leases.ttl / 3):
+                return
+    finally:
+        await leases.release()
 
 
 ALREADY = frozenset({"game_over", "already_left"})

@@ -14,7 +14,7 @@ from nats.js.errors import APIError
 
 from libs.platform.contracts.subjects import GAMES_STREAM, game_subject, team_subject
 from libs.platform.envelope import Event
-from libs.platform.nats_client import last_message
+from libs.platform.nats_client import last_message, next_message
 
 # JetStream's answer when Nats-Expected-Last-Subject-Sequence no longer holds: another writer was first.
 WRONG_LAST_SEQUENCE = 10071
@@ -58,6 +58,16 @@ class GameLog:
         """
         msg = await last_message(self._nc, GAMES_STREAM, game_subject(game_id), READ_TIMEOUT)
         return 0 if msg is None else int((msg.headers or {}).get("Nats-Sequence") or 0)
+
+    async def has_after(self, game_id: str, seq: int) -> bool:
+        """Return True if the game's subject holds an event stored after stream sequence `seq`.
+
+        One direct get of the next event from `seq` + 1: "nothing newer" comes back as a bare 404, where
+        `last_sequence` brings the whole last event (1–2 KB and its headers) only for its sequence. It cannot
+        tell "nothing newer" from "purged since" (docs/archive.md): `Games` asks it only where a purge cannot
+        have happened in between.
+        """
+        return await next_message(self._nc, GAMES_STREAM, game_subject(game_id), seq + 1, READ_TIMEOUT) is not None
 
     async def team_last_sequence(self, game_id: str, team: int) -> int:
         """Return the stream sequence of the last entry of a game's team log, 0 when it has none."""

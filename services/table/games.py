@@ -128,8 +128,14 @@ class Games:
 
     def __init__(self, log: GameLog, seeds: SeedSource, cache_size: int = 5000,
                  archive: Archive | None = None, snapshots: Snapshots | None = None,
-                 keyring: signing.Keyring | None = None) -> None:
+                 keyring: signing.Keyring | None = None, purge_grace: float = 0.0) -> None:
         self._log = log
+        self._quiet_trust = purge_grace / 2
+        """Seconds after a game was last seen at the log's end during which a read may ask only "anything newer?"
+        (`GameLog.has_after`): its bare "no" could also mean "purged since", but a running game's subject is purged
+        at the earliest `purge_grace` (the archive's ARCHIVE_PURGE_GRACE_SECONDS) after a GameEnded appended after
+        that moment; half of it leaves room for clocks apart. 0: every read asks for the last event's sequence."""
+        self._confirmed: dict[str, float] = {}  # game id -> when (monotonic) its cached record was last the log's end
         self.keyring = keyring
         """Signs every event this table appends (None: unsigned events, a table without keys outside production)."""
         self._archive = archive or Archive(None)
@@ -242,10 +248,12 @@ class Games:
             ).to_data(),
         ))
         async with self._lock(game_id):
+            sent = time.monotonic()
             try:
                 seq = await self._append(event, expected_last_seq=0)
             except AppendConflict as error:
                 raise CommandRefused(409, f"Die Partie {game_id} gibt es schon.", "game_exists") from error
+            self._confirmed[game_id] = sent
             record = begin(StoredEvent(seq=seq, event=_as_stored(event)))
             self._remember(record)
         metrics.GAMES_STARTED.labels(module.game).inc()
@@ -385,10 +393,12 @@ class Games:
         """Append the event after `record` and return it as stored; None if another writer appended first."""
         event = self._signed(new_event(game_id=record.game_id, n=record.n + 1, type=event_type, actor=actor,
                                        rules=record.module.rules_id, prev=record.last_hash, data=data))
+        sent = time.monotonic()
         try:
             seq = await self._append(event, expected_last_seq=record.last_seq)
         except AppendConflict:
             return None
+        self._confirmed[record.game_id] = sent  # the log ended with this very event when it was stored
         if event_type == EventType.GAME_ENDED:
             event = _as_stored(event)  # its outcome is kept whole in the record (a move's effects are packed)
         return Appended(before=record, stored=StoredEvent(seq=seq, event=event), applied=applied)
@@ -473,8 +483,16 @@ class Games:
                 metrics.REPLAY_SECONDS.observe(time.perf_counter() - started)
                 self._remember(record)
                 return record
+        if record is not None and self._trusts_nothing_newer(game_id, record):
+            asked = time.monotonic()
+            if not await self._log.has_after(game_id, record.last_seq):
+                self._confirmed[game_id] = asked
+                self._cache.move_to_end(game_id)
+                return record
+        asked = time.monotonic()
         last = await self._log.last_sequence(game_id)
         if record is not None and record.last_seq == last:
+            self._confirmed[game_id] = asked
             self._cache.move_to_end(game_id)
             return record
         started = time.perf_counter()
@@ -494,7 +512,17 @@ class Games:
             record = await self._replay_sides(game_id)
         metrics.REPLAY_SECONDS.observe(time.perf_counter() - started)
         self._remember(record)
+        self._confirmed[game_id] = asked
         return record
+
+    def _trusts_nothing_newer(self, game_id: str, record: GameRecord) -> bool:
+        """Whether "nothing newer" from `GameLog.has_after` proves the cached record current: always for an ended
+        game (it never changes, purged or not), for a running one only within `_quiet_trust` of the moment it was
+        last seen at the log's end (a purge since would need a GameEnded since, and the grace after it)."""
+        if record.ended is not None:
+            return True
+        confirmed = self._confirmed.get(game_id)
+        return confirmed is not None and time.monotonic() - confirmed < self._quiet_trust
 
     async def _thaw(self, game_id: str) -> GameRecord | None:
         """Return the game from its latest snapshot with the log's tail folded on; None when there is no snapshot
@@ -561,6 +589,7 @@ class Games:
         while len(self._cache) > self._cache_size:
             evicted, _ = self._cache.popitem(last=False)
             self._locks.pop(evicted, None)
+            self._confirmed.pop(evicted, None)
             self._unfolded.pop(evicted, None)
         metrics.CACHED_GAMES.set(len(self._cache))
 

@@ -39,3 +39,12 @@ ARCHIVE_PURGE_DUE = Gauge("speed_table_archive_purge_due_games",
 ARCHIVE_READ_SECONDS = Histogram("speed_table_archive_read_seconds",
                                  "Time to read a game from the archive (a purged or unknown game)",
                                  buckets=(0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5))
+# Game affinity (docs/architecture.md, "Game affinity").
+PARTITIONS_HELD = Gauge("speed_table_partitions_held", "Command partitions this replica holds a lease for")
+GAME_COMMANDS = Counter("speed_table_game_commands_total",
+                        "Commands about one game answered, by the partition they came in on ('shared': the "
+                        "subject every replica serves, taken while nobody holds the game's partition, or "
+                        "with TABLE_AFFINITY off; 'any': a partition's subject with TABLE_AFFINITY off)",
+                        ["partition"])
+ARCHIVE_MONTHS_AHEAD = Gauge("speed_table_archive_months_ahead",
+                             "Months after the current one whose archive partitions are ready (docs/archive.md)")

@@ -6,6 +6,10 @@ log, as ``game.<id>.team.<k>``. The archive role copies them with a durable cons
 (game_id, team, n), acking only after the commit; the purge sweep purges a game's log and its team logs
 together (``game.<id>.>``). Side moves are few (a team game gives a few dozen signals), so rows are inserted
 one statement per batch, without the game log's COPY.
+
+Entries lie in their game's month partition (docs/archive.md, "Months"): the month its catalog row in
+``archived_games`` holds. An entry may come in before any event of its game (two consumers); then the entry's
+store writes the catalog row first, with the entry's month, and the game log's store keeps it.
 """
 
 from __future__ import annotations
@@ -31,7 +35,8 @@ from libs.platform.service import Runtime
 from libs.rules import ConfigError, registry
 from libs.rules.registry import UnknownRules
 from services.table.archive_batches import store_and_settle
-from services.table.archive_models import ArchivedTeamEvent
+from services.table.archive_models import ArchivedGame, ArchivedTeamEvent
+from services.table.archive_months import ATTACHED, month_of
 from services.table.event_store import StoredEvent
 
 TEAM_BATCH = 200
@@ -40,12 +45,19 @@ TEAM_LINGER = 0.5
 """Seconds to wait after a batch smaller than TEAM_BATCH (nothing but the purge, a grace period later, waits)."""
 
 _TEAM_EVENTS = table_of(ArchivedTeamEvent)
+_GAMES = table_of(ArchivedGame)
+_GAME_MONTH = select(_GAMES.c.month).where(_GAMES.c.game_id == bindparam("game_id")).scalar_subquery()
+"""The game's month (one partition to read); NULL for a game the archive does not know: no rows."""
 _TEAM_EVENTS_OF = (select(_TEAM_EVENTS.c.stream_seq, _TEAM_EVENTS.c.body)
-                   .where(_TEAM_EVENTS.c.game_id == bindparam("game_id"))
+                   .where(_TEAM_EVENTS.c.game_id == bindparam("game_id"), _TEAM_EVENTS.c.month == _GAME_MONTH)
                    .order_by(_TEAM_EVENTS.c.team, _TEAM_EVENTS.c.n))
-_COUNT_OF = select(func.count()).select_from(_TEAM_EVENTS).where(_TEAM_EVENTS.c.game_id == bindparam("game_id"))
+_COUNT_OF = (select(func.count()).select_from(_TEAM_EVENTS)
+             .where(_TEAM_EVENTS.c.game_id == bindparam("game_id"), _TEAM_EVENTS.c.month == _GAME_MONTH))
+# A game the archive has not heard of yet gets its catalog row (and with it its month) from its first entry.
+_CATALOG = insert(_GAMES).on_conflict_do_nothing(index_elements=[_GAMES.c.game_id])
+_MONTHS_OF = select(_GAMES.c.game_id, _GAMES.c.month).where(_GAMES.c.game_id.in_(bindparam("game_ids", expanding=True)))
 _STORE = insert(_TEAM_EVENTS).on_conflict_do_nothing(
-    index_elements=[_TEAM_EVENTS.c.game_id, _TEAM_EVENTS.c.team, _TEAM_EVENTS.c.n])
+    index_elements=[_TEAM_EVENTS.c.game_id, _TEAM_EVENTS.c.team, _TEAM_EVENTS.c.n, _TEAM_EVENTS.c.month])
 
 
 async def archived_team_events(engine: AsyncEngine, game_id: str) -> list[StoredEvent]:
@@ -84,10 +96,28 @@ async def team_logs_archived(js: Any, connection: AsyncConnection, game_id: str)
 
 
 async def store_team_events(engine: AsyncEngine, rows: list[dict[str, Any]]) -> None:
-    """Store team-log entries; entries already stored are left as they are."""
-    if rows:
+    """Store team-log entries, each in its game's month; entries already stored are left as they are. A game
+    the archive does not know yet gets its catalog row here (its month that of its earliest entry)."""
+    if not rows:
+        return
+    firsts: dict[str, dict[str, Any]] = {}
+    for row in rows:
+        first = firsts.get(row["game_id"])
+        if first is None or row["at"] < first["started_at"]:
+            firsts[row["game_id"]] = {"game_id": row["game_id"], "rules": row["rules"], "started_at": row["at"],
+                                      "ended_at": None, "last_n": 0, "month": month_of(row["at"])}
+    try:
+        await ATTACHED.ensure(engine, {first["month"] for first in firsts.values()})
         async with engine.begin() as connection:
-            await connection.execute(_STORE, rows)
+            # In game order, as the log's store upserts them, so the two never wait on each other in a circle.
+            await connection.execute(_CATALOG, [firsts[game_id] for game_id in sorted(firsts)])
+            months = {game_id: month for game_id, month in await connection.execute(
+                _MONTHS_OF, {"game_ids": list(firsts)})}
+            await connection.execute(_STORE, [{key: value for key, value in row.items() if key != "rules"}
+                                              | {"month": months[row["game_id"]]} for row in rows])
+    except Exception:
+        ATTACHED.forget(engine)
+        raise
 
 
 async def archive_team_events(runtime: Runtime, nc: NatsClient) -> None:
@@ -118,7 +148,7 @@ async def archive_team_events(runtime: Runtime, nc: NatsClient) -> None:
                     event = Event.decode(msg.data)
                     rows.append({"game_id": event.game_id, "team": int(event.data["team"]), "n": event.n,
                                  "stream_seq": stream_sequence(msg), "at": parse_stamp(event.at),
-                                 "body": msg.data.decode()})
+                                 "body": msg.data.decode(), "rules": event.rules})
                 except Exception:
                     log.error("archive_unreadable_team_event", subject=msg.subject)
                     unreadable.append(msg)

@@ -311,7 +311,7 @@ async def _title(page: Page, game: str) -> str:
 
 
 def _move_of(form: dict[str, str]) -> Any:
-    if "move" not in form and any(key.startswith("m.") for key in form):
+    if "move" not in form and any(key == "m" or key.startswith("m.") for key in form):
         return _move_from_fields(form)
     try:
         return json.loads(form.get("move", ""))
@@ -321,8 +321,17 @@ def _move_of(form: dict[str, str]) -> Any:
 
 def _move_from_fields(form: dict[str, str]) -> Any:
     """A move from a board's form of counts (`m.<key>.<…>.<name>` = a number, e.g. `m.abwerfen.humus=2`, a
-    discard or an offer): nested objects of the counts above 0, in the fields' sorted order."""
+    discard or an offer): nested objects of the counts above 0, in the fields' sorted order, put into the move's
+    fixed part when the form has one (`m` = a JSON object, e.g. `{"aktion": "behalten", "steine": {}}`, so a
+    choice of no tiles at all is still a whole move); None for a fixed part that is no JSON object."""
     move: dict[str, Any] = {}
+    if "m" in form:
+        try:
+            move = json.loads(form["m"])
+        except ValueError:
+            return None
+        if not isinstance(move, dict):
+            return None
     for key, value in sorted(form.items()):
         if not key.startswith("m.") or not value.strip().isdigit() or int(value) <= 0:
             continue

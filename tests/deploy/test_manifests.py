@@ -24,6 +24,7 @@ from libs.devservers.nats_server import nats_server_binary
 from libs.devservers.processes import DEFAULT_PORTS, SPLIT_TABLE_ENV, TABLE_FOLLOWUP, WEB, WEB_PORT
 from libs.platform.contracts.subjects import BOT_TURNS_DURABLE as BOT_CONSUMER
 from libs.platform.contracts.subjects import BOT_TURNS_STREAM
+from libs.platform.nats_mappings import mappings_conf
 from libs.platform.nats_permissions import SERVICE_USERS as SERVICE_NATS_USERS
 from libs.platform.nats_permissions import USERS as NATS_USERS
 from libs.platform.nats_permissions import authorization_conf, password_variable
@@ -728,12 +729,20 @@ def test_the_nats_users_conf_is_generated_from_the_code() -> None:
         assert re.search(r"^include \./users\.conf$", conf.read_text(), re.MULTILINE), conf
 
 
+def test_the_nats_subject_mappings_are_generated_from_the_code() -> None:
+    # Regenerate with: python -m libs.platform.nats_mappings > deploy/k8s/base/nats/mappings.conf
+    assert generator_text("nats-config", "mappings.conf") == mappings_conf()
+    for conf in (BASE / "nats" / "nats.conf", OVERLAYS["dev"] / "nats.conf"):
+        assert re.search(r"^include \./mappings\.conf$", conf.read_text(), re.MULTILINE), conf
+
+
 @pytest.mark.parametrize("name", ["base", "dev"])
 def test_the_nats_config_is_valid_for_nats_server_with_every_password_from_the_secret(
         name: str, tmp_path: Path) -> None:
     conf = (BASE / "nats" / "nats.conf") if name == "base" else (OVERLAYS["dev"] / "nats.conf")
     (tmp_path / "nats.conf").write_text(conf.read_text())
     (tmp_path / "users.conf").write_text(generator_text("nats-config", "users.conf"))
+    (tmp_path / "mappings.conf").write_text(generator_text("nats-config", "mappings.conf"))
     secret = {password_variable(user): f"pw-{user}" for user in NATS_USERS}
     result = subprocess.run([nats_server_binary(), "-t", "-c", str(tmp_path / "nats.conf")], capture_output=True,
                             text=True, timeout=30, env={"SERVER_NAME": "nats-0", **secret})

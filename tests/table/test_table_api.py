@@ -206,6 +206,31 @@ async def test_a_move_answered_before_it_is_folded_on_is_in_every_later_read_of_
     verify_chain(events)
 
 
+async def test_a_replica_that_asks_only_for_newer_events_sees_every_move_and_the_end_of_another(
+        nc: NatsClient) -> None:
+    # With a purge grace, a warm replica's read asks only "anything after my last event?" (a bare "no" is cheap);
+    # another replica's moves, and the end of the game, must still show in its very next read.
+    watcher = Games(GameLog(nc.jetstream(), nc), FixedSeeds(), purge_grace=3600)
+    player = Games(GameLog(nc.jetstream(), nc), FixedSeeds())
+    game_id = await start_two_humans(nc)
+    assert (await watcher.load(game_id)).n == 1
+    seat = 0
+    while True:
+        record = await player.load(game_id)
+        if record.is_over:
+            break
+        seat = record.engine.pending(record.position)[0].seat
+        moves = [move for move in record.module.legal_moves(record.state, seat) if move.get("reihe") != 0]
+        await player.move(game_id, seat, moves[0] if moves else record.module.legal_moves(record.state, seat)[0],
+                          actor=(ANNA, BERT)[seat].player_id)
+        seen = await watcher.load(game_id)
+        assert (seen.n, seen.last_hash) == (record.n + 1, (await player.load(game_id)).last_hash)
+    ended = await player.finish(game_id)
+    seen = await watcher.load(game_id)
+    assert seen.ended is not None and seen.n == ended.n
+    assert msgspec.json.encode(game_view(seen, 0)) == msgspec.json.encode(game_view(ended, 0))
+
+
 async def test_two_replicas_racing_on_one_game_never_both_append(settings: Settings, nc: NatsClient) -> None:
     # Two independent Games (two replicas' caches) over the same log, each warmed up with the game.
     replica_a, replica_b = (Games(GameLog(nc.jetstream()), FixedSeeds()) for _ in range(2))

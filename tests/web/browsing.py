@@ -74,29 +74,67 @@ def shown_n(page: Any) -> int:
     return int(page.locator("#game .status").get_attribute("data-n"))
 
 
-def play_one(page: Any, timeout: float = 30_000) -> None:
-    """Preview the last listed move, confirm it, wait until the board shows it."""
+MOVE_OR_END = (
+    "() => { if (document.querySelector('#game .end, #game button.move')) return true;"
+    " const s = document.querySelector('#game .status'); const b = document.querySelector('#board .board[data-n]');"
+    " return !!(s && b && b.dataset.n === s.dataset.n"
+    " && b.querySelector('button[data-pick], button[hx-post]:not([hidden])')); }")
+"""The page offers this player a move (among "Deine Züge", or on a board drawn for the state the page shows:
+a pick or a move button) or shows the end."""
+
+
+def wait_for_a_move(page: Any, timeout: float = 30_000) -> bool:
+    """Wait until this player may move (listed or on the board) or the game has ended; True for a move."""
+    page.wait_for_function(MOVE_OR_END, timeout=timeout)
+    return not page.locator("#game .end").count()
+
+
+def open_a_preview(page: Any, timeout: float = 30_000) -> None:
+    """Click a move as a player does: the last one the shell lists, else one on the board (the last pick, such as a
+    colour in a Speedmosaik display, then its first target; or else the board's first move button)."""
+    listed = page.locator("#game button.move:not(.undo)")
+    if listed.count():
+        listed.last.click(timeout=timeout)
+        return
+    board = page.locator("#board .board")
+    picks = board.locator("button[data-pick]")
+    if picks.count():
+        pick = picks.last
+        pick.click(timeout=timeout)
+        board.locator(f'button[data-pick-for="{pick.get_attribute("data-pick")}"]:visible').first.click(
+            timeout=timeout)
+    else:
+        board.locator("button[hx-post]:visible").first.click(timeout=timeout)
+
+
+def play_one(page: Any, timeout: float = 30_000) -> bool:
+    """Wait for a move, preview it (listed or on the board), confirm it, wait until the page shows it; False
+    when the game ended instead."""
     with kept_on_failure(page, "move"):
+        if not wait_for_a_move(page, timeout):
+            return False
         before = shown_n(page)
-        page.locator("#game button.move:not(.undo)").last.click(timeout=timeout)
+        open_a_preview(page, timeout)
         page.locator("#preview button.confirm").click(timeout=timeout)
         page.wait_for_function("n => Number(document.querySelector('#game .status').dataset.n) > n", arg=before,
                                timeout=timeout)
+    return True
 
 
 def play_to_the_end(page: Any, shots: bool = False) -> int:
-    """Click moves until the end table shows; return how many moves this player made."""
+    """Make moves (listed or on the board) until the end table shows; return how many this player made."""
     moves, retries, deadline, middle = 0, 0, time.monotonic() + GAME_END_SECONDS, False
     while time.monotonic() < deadline:
         try:
-            page.locator("#game .end, #game button.move").first.wait_for(timeout=30_000)
+            wait_for_a_move(page)
         except Exception:
             page.screenshot(path="/tmp/web-failed.png", full_page=True)  # to look at after a failure
             raise
         if page.locator("#game .end").count():
             return moves
         try:
-            play_one(page, timeout=10_000)
+            if not play_one(page, timeout=10_000):
+                continue  # the game ended meanwhile: the loop sees the end table
         except PlaywrightTimeout:
             # The live stream may swap the moves away under the click: the game ended meanwhile (the loop sees
             # it), or a refused outdated move left its reason in the preview: cancel it and look again.

@@ -7,13 +7,19 @@ import html
 import json
 import random
 import re
-from typing import Any
+from collections.abc import Iterator
+from html.parser import HTMLParser
+from typing import Any, ClassVar
 
 import pytest
 
 from libs.rules import registry
+from libs.rules.rng import SeededRng
+from libs.rules.speedmosaik.config import valid_configs
+from services.web import game_view
 from services.web.boards import renderer_for, speedmosaik
 from services.web.boards.speedmosaik import common
+from services.web.pages import _move_from_fields
 
 CONFIGS = [{"workshop": "kachelwand"}, {"workshop": "kachelwand", "wall": "frei", "jokers": "mit"},
            {"workshop": "kirchenfenster", "palace": "saeulen"},
@@ -41,12 +47,6 @@ def views(config: dict[str, Any], seats: int, every: int = 1, seed: int = 1) -> 
         step += 1
 
 
-def board_moves(board_html: str) -> list[Any]:
-    """The moves the board's buttons post (their `hx-vals`, read back as the browser reads them)."""
-    return [json.loads(json.loads(html.unescape(vals))["move"])
-            for vals in re.findall(r'hx-vals="([^"]*)"', board_html)]
-
-
 @pytest.mark.parametrize("seats", [2, 3, 4])
 @pytest.mark.parametrize("config", CONFIGS, ids=lambda c: "-".join(c.values()))
 def test_every_state_is_drawn_and_every_legal_move_is_on_the_board_with_its_own_words(
@@ -57,7 +57,7 @@ def test_every_state_is_drawn_and_every_legal_move_is_on_the_board_with_its_own_
         assert "<script" not in board and "style=" not in board
         labels = [speedmosaik.move_label(move, view) for move in view["legal_moves"]]
         assert all(labels) and len(set(labels)) == len(labels), labels
-        clickable = board_moves(board)
+        clickable = reachable(board, view["legal_moves"])
         missing = [move for move in view["legal_moves"] if move not in clickable]
         assert not missing, missing  # every legal move can be made by clicking on the board
         assert all(move in view["legal_moves"] for move in clickable)  # and nothing else
@@ -112,3 +112,215 @@ def test_the_move_json_in_a_board_button_reads_back_exactly() -> None:
     button = str(common.move_button(view, move, "x", "y"))
     vals = html.unescape(button.split('hx-vals="')[1].split('"')[0])
     assert json.loads(json.loads(vals)["move"]) == move and json.loads(vals)["n"] == view["n"]
+
+
+# ---- every decision of whole random games: each legal move made on the board, none listed by the shell ----
+
+WORKSHOPS = ["kachelwand", "kirchenfenster", "sternpavillon"]
+GAMES = {"kachelwand": 4, "kirchenfenster": 2, "sternpavillon": 2}
+"""Random games per workshop and seat count, so each option combination is played; Sternpavillon's games are
+the longest (150–200 decisions)."""
+KINDS = {"kachelwand": {"take to a line", "take to the floor", "take from the centre", "wall column",
+                        "take confirmed"},
+         "kirchenfenster": {"take to a strip", "take to the breakage", "take from the centre", "glasermeister",
+                            "fenster"},
+         "sternpavillon": {"take", "take from the centre", "legen", "passen", "bonus", "behalten"}}
+"""The kinds of moves each workshop's random games must have met (so no phase escapes the check)."""
+
+
+def decisions(config: dict[str, Any], seats: int, seed: int) -> Iterator[dict[str, Any]]:
+    """One random game played through the rule module (moves drawn by the project's SeededRng): at every
+    decision, the table-shaped view of each seat that may act then."""
+    engine = registry.engine("speedmosaik@1")
+    position = engine.start(engine.normalize_config(config, seats), seats, bytes([seed]) * 32)
+    rng, n = SeededRng(bytes([seed]) * 32, "moves"), 1
+    while not engine.is_over(position):
+        pending = engine.pending(position)
+        for decision in pending:
+            yield {"game_id": "ab" * 16, "game": "speedmosaik", "rules": "speedmosaik@1", "n": n,
+                   "you": decision.seat, "status": "running",
+                   "seats": [{"seat": i, "name": f"Spieler {i}", "kind": "human"} for i in range(seats)],
+                   "to_move": [p.seat for p in pending if p.must], "may_act": [p.seat for p in pending if not p.must],
+                   "board": engine.view(position, decision.seat),
+                   "legal_moves": engine.legal_moves(position, decision.seat), "can_undo": False}
+        seat = rng.choice([decision.seat for decision in pending])
+        position = engine.apply(position, seat, rng.choice(engine.legal_moves(position, seat))).position
+        n += 1
+
+
+PICTURES = re.compile(r'<svg class="mz-svg"[^>]*aria-hidden="true".*?</svg>', re.S)
+
+
+class BoardControls(HTMLParser):
+    """The controls of a drawn board as the browser builds them: each <button> and <form> (with its <input>s)
+    with its attributes, and whether an element around it is hidden or a button (a button inside a button
+    cannot be pressed)."""
+
+    VOID: ClassVar[frozenset[str]] = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "link",
+                                                "meta", "source", "track", "wbr"})
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.open: list[tuple[str, dict[str, str | None]]] = []
+        self.buttons: list[dict[str, Any]] = []
+        self.forms: list[dict[str, Any]] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        attributes = dict(attrs)
+        enclosed = any("hidden" in a or t == "button" for t, a in self.open)
+        in_form = any(t == "form" for t, _ in self.open)
+        if tag == "button":
+            self.buttons.append({"attrs": attributes, "enclosed": enclosed, "in_form": in_form})
+        elif tag == "form":
+            self.forms.append({"attrs": attributes, "enclosed": enclosed, "inputs": [], "submits": 0})
+        if tag == "input" and in_form:
+            self.forms[-1]["inputs"].append(attributes)
+        if tag == "button" and in_form and attributes.get("type") == "submit":
+            self.forms[-1]["submits"] += 1
+        if tag not in self.VOID:
+            self.open.append((tag, attributes))
+
+    def handle_endtag(self, tag: str) -> None:
+        while self.open and self.open.pop()[0] != tag:
+            pass
+
+
+PREVIEW = "/spiel/" + "ab" * 16 + "/vorschau"
+
+
+def _count_in(move: Any, path: list[str]) -> Any:
+    """The count a move holds at a form field's path (`m.steine.rot` → move["steine"]["rot"]), 0 where absent."""
+    for part in path:
+        move = move.get(part, 0) if isinstance(move, dict) else None
+    return move
+
+
+def _made_by_form(form: dict[str, Any], legal: list[Any]) -> list[Any]:
+    """The legal moves a form of counts makes, as the page builds them from what the player typed
+    (`pages._move_from_fields`), and a check that every combination its number fields allow is one of them."""
+    attrs = form["attrs"]
+    assert attrs.get("hx-target") == "#preview" and (attrs.get("aria-label") or "").strip(), attrs
+    assert attrs.get("id") and attrs.get("hx-preserve") == "true" and form["submits"] == 1, attrs  # survives redraws
+    numbers = [field for field in form["inputs"] if field.get("type") == "number"]
+    fixed = {field["name"]: field.get("value") or "" for field in form["inputs"] if field.get("type") == "hidden"}
+    assert numbers and all((field.get("aria-label") or "").strip() for field in numbers)
+    made, combinations = [], 1
+    for field in numbers:
+        combinations *= int(field["max"]) - int(field["min"]) + 1
+    for move in legal:
+        typed = dict(fixed)
+        for field in numbers:
+            count = _count_in(move, str(field["name"])[2:].split("."))
+            if not isinstance(count, int) or not int(field["min"]) <= count <= int(field["max"]):
+                break
+            typed[field["name"]] = str(count)
+        else:
+            if _move_from_fields(typed) == move:
+                made.append(move)
+    assert len(made) == combinations  # whatever the player may type in it is a legal move
+    return made
+
+
+def reachable(board_html: str, legal: list[Any]) -> list[Any]:
+    """The moves a player can make on the board by pointer or keyboard, as htmx and web.js make them: a shown
+    button carrying a move (`hx-vals`) previews it; a hidden one with `data-pick-for="K"` is shown, and then
+    previews its move, once a shown button with `data-pick="K"` is chosen; a form of counts previews what was
+    typed into it. Every such button is a real `<button>` (Tab, Enter, Space) with words for a screen reader
+    (`aria-label`), every number field too."""
+    parser = BoardControls()
+    parser.feed(PICTURES.sub("", board_html))  # the tiles' pictures hold no controls (and most of the tags)
+    parser.close()
+    shown = [button for button in parser.buttons if not button["enclosed"] and "hidden" not in button["attrs"]]
+    picks = {button["attrs"]["data-pick"] for button in shown if button["attrs"].get("data-pick")}
+    moves = []
+    for button in parser.buttons:
+        attrs = button["attrs"]
+        if button["enclosed"] or button["in_form"] or not (attrs.get("hx-vals") or attrs.get("data-pick")):
+            continue
+        assert attrs.get("type") == "button" and (attrs.get("aria-label") or "").strip(), attrs
+        if attrs.get("data-pick"):
+            assert attrs.get("aria-pressed") == "false", attrs  # a toggle that says it is one
+            continue
+        assert attrs.get("hx-post") == PREVIEW and attrs.get("hx-target") == "#preview"
+        vals = json.loads(attrs["hx-vals"] or "")
+        move = json.loads(vals["move"])
+        pick = attrs.get("data-pick-for")
+        direct = pick is None and "hidden" not in attrs
+        after_its_pick = pick is not None and "hidden" in attrs and pick in picks  # a target waits for its pick
+        if direct or after_its_pick:
+            moves.append(move)
+    for form in parser.forms:
+        if not form["enclosed"] and "hidden" not in form["attrs"] and form["attrs"].get("hx-post") == PREVIEW:
+            moves.extend(_made_by_form(form, legal))
+    return moves
+
+
+def kind(move: dict[str, Any], workshop: str) -> str:
+    """The kind of a legal move, for the coverage of the games' phases."""
+    if "aktion" in move and move["aktion"] != "nehmen":
+        return str(move["aktion"])
+    if move.get("bestaetigt"):
+        return "take confirmed"
+    if move.get("source", move.get("quelle")) == "mitte":
+        return "take from the centre"
+    if "spalte" in move:
+        return "wall column"
+    if workshop == "sternpavillon":
+        return "take"
+    target = move.get("reihe", move.get("streifen"))
+    if target == 0:
+        return "take to the floor" if workshop == "kachelwand" else "take to the breakage"
+    return "take to a line" if workshop == "kachelwand" else "take to a strip"
+
+
+@pytest.mark.parametrize("seats", [2, 3, 4])
+@pytest.mark.parametrize("workshop", WORKSHOPS)
+def test_at_every_decision_every_legal_move_is_made_on_the_board_and_the_shell_lists_none(
+        workshop: str, seats: int) -> None:
+    configs = valid_configs((workshop,))
+    met: set[str] = set()
+    decided = 0
+    for game in range(GAMES[workshop]):
+        for view in decisions(configs[game % len(configs)], seats, seed=16 * seats + game):
+            legal = view["legal_moves"]
+            board = str(speedmosaik.render(view))
+            assert len(board.encode()) <= 150 * 1024  # issue 25's page size (a keep choice once drew 550 KB)
+            on_board = reachable(board, legal)
+            missing = [move for move in legal if move not in on_board]
+            assert not missing, (view["n"], missing)  # every legal move: one or two clicks on the board
+            assert all(move in legal for move in on_board)  # and the board offers nothing else
+            assert not any(speedmosaik.listed_move(move, view) for move in legal)
+            assert game_view.moves_of(view) == []  # so the shell lists none of them a second time
+            met.update(kind(move, workshop) for move in legal)
+            decided += 1
+    assert met >= KINDS[workshop], KINDS[workshop] - met
+    assert decided > 50 * GAMES[workshop]
+
+
+def test_a_move_the_board_does_not_know_stays_listed_by_the_shell() -> None:
+    view = next(decisions({"workshop": "kachelwand"}, 2, seed=1))
+    unknown = {"aktion": "neu"}
+    view["legal_moves"] = [*view["legal_moves"], unknown]
+    assert not speedmosaik.listed_move(view["legal_moves"][0], view)
+    assert speedmosaik.listed_move(unknown, view)
+    assert [entry["json"] for entry in game_view.moves_of(view)] == ['{"aktion":"neu"}']
+    assert unknown not in reachable(str(speedmosaik.render(view)), view["legal_moves"])
+
+
+def test_keeping_tiles_is_a_form_of_counts_with_the_suggestion_filled_in() -> None:
+    view = next(view for view in decisions({"workshop": "sternpavillon"}, 3, seed=48)
+                if len(view["legal_moves"]) > 200 and view["board"]["phase"] == "behalten")
+    board = str(speedmosaik.render(view))
+    keep = board.split('<div class="mz-keep"')[1].split("</div>")[0]
+    hand = next(p["hand"] for p in view["board"]["spieler"] if p["platz"] == view["you"])
+    suggested = {colour: n for colour, n in view["board"]["behalten"]["vorschlag"].items() if n}
+    for colour, held in hand.items():
+        if held:
+            assert f'name="m.steine.{colour}" min="0" max="{held}" value="{suggested.get(colour, 0)}"' in keep
+    assert "4 Steine behältst du frei, jeder weitere kostet 1 Punkt." in keep
+    assert keep.count('class="mz-move') == 2  # the suggestion and keeping none; the other choices are typed
+    assert f"Vorschlag – Behalten: {', '.join(f'{n} × {common.name(c)}' for c, n in suggested.items())}" in keep
+    # nothing typed (every count 0) is still the whole move "keep none"; a broken fixed part is no move
+    fixed = html.unescape(re.search(r'name="m" value="([^"]+)"', keep).group(1))  # type: ignore[union-attr]
+    assert _move_from_fields({"m": fixed, "m.steine.rot": "0"}) == {"aktion": "behalten", "steine": {}}
+    assert _move_from_fields({"m": "[1]", "m.steine.rot": "2"}) is None

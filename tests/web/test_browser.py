@@ -15,11 +15,13 @@ import httpx
 from tests.web.browsing import (
     kept_on_failure,
     new_player,
+    open_a_preview,
     play_one,
     play_to_the_end,
     shoot,
     shown_n,
     start_solo,
+    wait_for_a_move,
 )
 from tests.web.conftest import DESKTOP, WebPlatform
 
@@ -34,8 +36,11 @@ def test_a_new_player_plays_a_game_against_a_computer_to_the_end_by_clicking(bro
         start_solo(page, "speedmosaik", {"Werkstatt": "Kachelwand"}, shots=True)
         page.evaluate("window.speedMarker = 'no reload'")
         shoot(page, "game-start")
-        # The first move, previewed: the preview panel shows the API's preview before anything is sent.
-        page.locator("#game button.move:not(.undo)").last.click()
+        # The first move, made on the board (a colour in a display, then a pattern line) and previewed: the
+        # preview panel shows the API's preview before anything is sent.
+        assert wait_for_a_move(page)
+        assert page.locator("#game button.move").count() == 0  # Speedmosaik's moves are all on its board
+        open_a_preview(page)
         preview = page.locator("#preview")
         preview.get_by_role("heading", name=re.compile("^Vorschau")).wait_for()
         shoot(page, "game-preview")
@@ -60,7 +65,7 @@ def test_a_new_player_plays_a_game_against_a_computer_to_the_end_by_clicking(bro
         finished = page.url
         end.get_by_role("button", name="Nochmal").click()
         page.wait_for_url(lambda url: url != finished and "/spiel/" in url)
-        page.locator("#game button.move").first.wait_for()
+        assert wait_for_a_move(page)
         assert page.locator("#game .seats li").count() == 2
         # htmx, its SSE extension and web.js work within the policy: the browser reported no violation.
         assert not [text for text in console if "Content Security Policy" in text], console
@@ -72,17 +77,17 @@ def test_a_refused_move_shows_the_german_reason_and_leaves_the_page(browser: Any
     context, page = new_player(browser, web_platform, "Berta")
     try:
         start_solo(page, "speedmosaik", {"Werkstatt": "Kachelwand"})
-        page.locator("#game button.move").first.wait_for()
+        assert wait_for_a_move(page)
         # The same player in a second tab moves first; the first tab's confirmed move is then outdated.
         other = context.new_page()
         other.goto(page.url)
-        page.locator("#game button.move:not(.undo)").first.click()
+        open_a_preview(page)
         page.locator("#preview button.confirm").wait_for()
         before = shown_n(page)
-        play_one(other)
+        assert play_one(other)
         page.wait_for_function("n => Number(document.querySelector('#game .status').dataset.n) > n",
                                arg=before)  # the live stream brought the other tab's move
-        page.locator("#game button.move").first.wait_for()  # ... and the computer's answer: the board is quiet
+        assert wait_for_a_move(page)  # ... and the computer's answer: the board is quiet
         board_before = page.locator("#board").inner_html()
         page.locator("#preview button.confirm").click()
         notice = page.locator("#preview .error[role=alert]")
@@ -225,20 +230,30 @@ def test_two_people_meet_at_an_open_table_play_and_one_leaves_after_being_told_t
 
 
 def test_a_move_is_made_by_keyboard_alone(browser: Any, web_platform: WebPlatform) -> None:
-    """Tab to a move, Enter for its preview; the confirm button has the focus, Enter makes the move."""
+    """Tab to a move on the board, Enter (on a colour: Enter again on the target the focus moved to) for its
+    preview; the confirm button has the focus, Enter makes the move."""
     context, page = new_player(browser, web_platform, "Ida")
     try:
         start_solo(page, "speedmosaik", {"Werkstatt": "Kachelwand"})
-        page.locator("#game button.move").first.wait_for()
+        assert wait_for_a_move(page)
         before = shown_n(page)
-        for _ in range(60):  # from the top of the page to the first move, by Tab
+        focused = ("() => { const e = document.activeElement;"
+                   " if (!e || !e.matches) return '';"
+                   " if (e.matches('#game button.move:not(.undo), #board button[hx-post]')) return 'move';"
+                   " return e.matches('#board button[data-pick]') ? 'pick' : ''; }")
+        for _ in range(80):  # from the top of the page to the first move, by Tab
             page.keyboard.press("Tab")
-            if page.evaluate("document.activeElement.classList.contains('move')"):
+            kind = page.evaluate(focused)
+            if kind:
                 break
         else:
-            raise AssertionError("no move button reachable by Tab")
+            raise AssertionError("no move reachable by Tab")
         page.keyboard.press("Enter")
         with kept_on_failure(page, "keyboard"):
+            if kind == "pick":  # a colour chosen: the focus is on its first target
+                page.wait_for_function(
+                    "() => document.activeElement && document.activeElement.hasAttribute('data-pick-for')")
+                page.keyboard.press("Enter")
             page.locator("#preview button.confirm").wait_for()
         page.wait_for_function("() => document.activeElement && document.activeElement.classList.contains('confirm')")
         page.keyboard.press("Enter")

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from tests.web.browsing import kept_on_failure, new_player, shoot, shown_n, start_solo
+from tests.web.browsing import kept_on_failure, new_player, shoot, shown_n, start_solo, wait_for_a_move
 from tests.web.conftest import DESKTOP, PHONE, SCREENS, WebPlatform
 
 WORKSHOP_SECONDS = 420
@@ -19,18 +19,16 @@ BOARD = "#board .mosaik"
 
 
 def _my_turn(page: Any) -> bool:
-    """Wait until the game ended or the board shows the state the game part shows with moves for this seat."""
-    page.locator("#game .end, #game button.move").first.wait_for(timeout=60_000)
-    if page.locator("#game .end").count():
+    """Wait until the game ended or the board, drawn for the state the game part shows, offers this seat a move;
+    the shell lists none of Speedmosaik's moves (all are on the board)."""
+    if not wait_for_a_move(page, timeout=60_000):
         return False
-    page.wait_for_function(
-        "() => { const s = document.querySelector('#game .status'); const b = document.querySelector('#board .mosaik');"
-        " return s && b && b.dataset.n === s.dataset.n; }", timeout=30_000)
+    assert page.locator("#game button.move:not(.undo)").count() == 0
     return True
 
 
 def _shoot_board(page: Any, name: str) -> None:
-    """Screenshots (desktop and 360 px) with the board scrolled into view: the move list above it is long."""
+    """Screenshots (desktop and 360 px) with the board scrolled into view (the status and seats stand above it)."""
     SCREENS.mkdir(parents=True, exist_ok=True)
     size = page.viewport_size
     for viewport, suffix in ((DESKTOP, "desktop"), (PHONE, "360")):
@@ -41,12 +39,28 @@ def _shoot_board(page: Any, name: str) -> None:
     page.set_viewport_size(size)
 
 
-def _board_move(page: Any, shot: str | None = None) -> bool:
+def _board_move(page: Any, kept: list[int], shot: str | None = None) -> bool:
     """One move by clicking on the board: a pick (a colour, a star space) and then its first target, or else a
-    move button of the board itself; then the preview's "Zug ausführen". True when `shot` was taken."""
+    move button of the board itself; then the preview's "Zug ausführen". True when `shot` was taken.
+
+    Sternpavillon: until the player has once been asked which tiles to keep, it passes as soon as it may (with
+    all the tiles of the first takes in hand), so the keep form is filled in (one colour less than suggested)
+    and sent; `kept` holds the state numbers where that happened."""
     before, shot_taken = shown_n(page), False
     picks = page.locator(f"{BOARD} button.mz-pick")
-    if picks.count():
+    keep = page.locator(f"{BOARD} form.mz-keepform")
+    passing = page.locator(f"{BOARD} button.mz-move", has_text="Passen")
+    keeping = keep.count() > 0
+    if keeping:
+        counts = keep.locator("input[type=number]")
+        for index in range(counts.count()):
+            if int(counts.nth(index).input_value()) > 0:
+                counts.nth(index).fill(str(int(counts.nth(index).input_value()) - 1))  # typed, not the suggestion
+                break
+        keep.get_by_role("button", name="Diese Steine behalten").click(timeout=10_000)
+    elif passing.count() and not kept:
+        passing.first.click(timeout=10_000)
+    elif picks.count():
         pick = picks.last
         key = pick.get_attribute("data-pick")
         pick.click(timeout=10_000)
@@ -65,17 +79,22 @@ def _board_move(page: Any, shot: str | None = None) -> bool:
     page.locator("#preview button.confirm").click(timeout=10_000)
     page.wait_for_function("n => Number(document.querySelector('#game .status').dataset.n) > n", arg=before,
                            timeout=20_000)
+    if keeping:
+        kept.append(before)  # made: the preview of the typed counts was confirmed
     return shot_taken
 
 
-def _play_on_the_board(page: Any, name: str) -> tuple[int, bool]:
+def _play_on_the_board(page: Any, name: str) -> tuple[int, bool, int]:
+    """Play to the end on the board; how many moves, whether the middle screenshot was taken, and how often the
+    keep form was sent."""
     moves, retries, deadline, middle = 0, 0, time.monotonic() + WORKSHOP_SECONDS, False
+    kept: list[int] = []
     while time.monotonic() < deadline:
         with kept_on_failure(page, name):
             if not _my_turn(page):
-                return moves, middle
+                return moves, middle, len(kept)
         try:
-            middle = _board_move(page, shot=f"{name}-middle" if moves >= 8 and not middle else None) or middle
+            middle = _board_move(page, kept, shot=f"{name}-middle" if moves >= 8 and not middle else None) or middle
         except PlaywrightTimeout:
             # A live update may redraw the board under the click, or a refused outdated move left its reason in
             # the preview: cancel it and look again.
@@ -107,16 +126,20 @@ def test_a_workshop_is_played_to_the_end_by_clicking_on_the_board(browser: Any, 
         assert page.locator(f"{BOARD}.{workshop.lower()}").count() == 1
         if options.get("Wand") == "frei":
             assert page.locator(f'{BOARD} .mz-wall[aria-label="Wand (frei)"]').count() == 2
-        _my_turn(page)
+        assert _my_turn(page)
+        assert page.locator("#game p.wait", has_text="Deine Züge machst du auf dem Brett.").count() == 1
         _shoot_board(page, f"{name}-start")
-        moves, middle = _play_on_the_board(page, name)
+        moves, middle, kept = _play_on_the_board(page, name)
         end = page.locator("#game .end")
         assert "Ergebnis" in end.inner_text() and f"Mila {workshop} (du)" in end.inner_text()
         assert moves >= 5 and middle
+        if workshop == "Sternpavillon":
+            assert kept >= 1  # the tiles to keep were typed into the board's form
         shoot(page, f"{name}-end")  # the end table on top
         _shoot_board(page, f"{name}-end-board")
         assert not [text for text in console if "Content Security Policy" in text], console
-        print(f"\n{workshop}: {moves} moves on the board in {time.monotonic() - started:.1f} s")
+        print(f"\n{workshop}: {moves} moves on the board in {time.monotonic() - started:.1f} s"
+              + (f", tiles kept through the form {kept} times" if workshop == "Sternpavillon" else ""))
     finally:
         context.close()
 

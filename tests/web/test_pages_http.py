@@ -92,12 +92,13 @@ def _solo_game(client: httpx.Client, csrf: str) -> str:
 
 
 def _my_move(client: httpx.Client, game_id: str) -> dict[str, Any]:
-    """The first move button's values once it is this player's turn (the computer answers on its own)."""
+    """The first move button's values (Speedmosaik's are on its board) once it is this player's turn (the computer
+    answers on its own)."""
     deadline = time.monotonic() + 20
     while time.monotonic() < deadline:
-        found = re.search(r"hx-vals='([^']+)'", client.get(f"/spiel/{game_id}").text)
+        found = re.search(r"""hx-vals=(?:'([^']+)'|"([^"]+)")""", client.get(f"/spiel/{game_id}").text)
         if found:
-            values: dict[str, Any] = json.loads(html.unescape(found.group(1)))
+            values: dict[str, Any] = json.loads(html.unescape(found.group(1) or found.group(2)))
             return values
         time.sleep(0.1)
     raise AssertionError("never this player's turn")

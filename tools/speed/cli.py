@@ -12,6 +12,7 @@ SUBCOMMANDS = {
     "rebuild": "tools.speed.rebuild",
     "operator-token": "tools.speed.tokens",
     "signing-keys": "tools.speed.keys",
+    "archive": "tools.speed.archive",
 }
 """Subcommand -> module with `add_arguments(parser)` and `run(args) -> int` (the exit status)."""
 

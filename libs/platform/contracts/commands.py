@@ -79,6 +79,10 @@ class Command(Generic[Req, Rep]):
     queue: str
     request: type[Req]
     reply: type[Rep]
+    by_game: bool = False
+    """The request names one game (`game_id`): `call` sends it to `<subject>.<game_id>`, which nats-server maps
+    onto the game's partition, so it reaches the replica holding that game warm; with nobody serving the
+    partition (a handover) it is sent once more on `subject`, which every replica serves."""
 
 
 # ---- Reply envelope -----------------------------------------------------------------------------------
@@ -153,7 +157,7 @@ class StartedReply(Contract, frozen=True, kw_only=True):
     n: int
 
 
-START_GAME = Command(subjects.TABLE_START, subjects.TABLE_QUEUE, StartGame, StartedReply)
+START_GAME = Command(subjects.TABLE_START, subjects.TABLE_QUEUE, StartGame, StartedReply, by_game=True)
 
 
 # ---- table.cmd.move (bot → table) ----------------------------------------------------------------------
@@ -200,8 +204,8 @@ class MoveMadeReply(Contract, frozen=True, kw_only=True):
     receipt: Receipt | None = None
 
 
-MAKE_MOVE = Command(subjects.TABLE_MOVE, subjects.TABLE_QUEUE, MakeMove, MoveMadeReply)
-PLAY_MOVE = Command(subjects.TABLE_PLAY, subjects.TABLE_QUEUE, MakeMove, MoveMadeReply)
+MAKE_MOVE = Command(subjects.TABLE_MOVE, subjects.TABLE_QUEUE, MakeMove, MoveMadeReply, by_game=True)
+PLAY_MOVE = Command(subjects.TABLE_PLAY, subjects.TABLE_QUEUE, MakeMove, MoveMadeReply, by_game=True)
 """table.cmd.play: the same request, a human's move in the name of `actor` (its `chosen_by` is always "player")."""
 
 
@@ -218,7 +222,8 @@ class ViewGame(Contract, frozen=True, kw_only=True):
 GameViewReply = dict[str, Any]
 """The game view, as `GET /games/{id}/view` answers it (its board is the rule module's view)."""
 
-VIEW_GAME: Command[ViewGame, GameViewReply] = Command(subjects.TABLE_VIEW, subjects.TABLE_QUEUE, ViewGame, dict)
+VIEW_GAME: Command[ViewGame, GameViewReply] = Command(subjects.TABLE_VIEW, subjects.TABLE_QUEUE, ViewGame, dict,
+                                                      by_game=True)
 
 
 # ---- table.cmd.started (ledger → table) ----------------------------------------------------------------
@@ -257,7 +262,7 @@ class LeftReply(Contract, frozen=True, kw_only=True):
     already: bool = False
 
 
-LEAVE_GAME = Command(subjects.TABLE_LEAVE, subjects.TABLE_QUEUE, LeaveGame, LeftReply)
+LEAVE_GAME = Command(subjects.TABLE_LEAVE, subjects.TABLE_QUEUE, LeaveGame, LeftReply, by_game=True)
 
 
 # ---- bot.cmd.decide (table → bot) ----------------------------------------------------------------------

@@ -105,6 +105,52 @@ CHAT_POSTED = "lobby.chat.*"
 every lobby replica's live chat streams hear it."""
 """The lobby gives up a player's unfinished solo game (a new game in the same mode replaces it)."""
 
+# ---- Game affinity: a game's table commands go to the replica that holds its partition --------------------
+TABLE_PARTITIONS = 60
+"""Partitions of the games' table commands: nats-server maps `table.cmd.<command>.<game>` onto
+`table.part.<k>.cmd.<command>.<game>` with k = partition(60, game) (FNV-1a of the game id, modulo 60), and each
+table API replica serves the partitions it holds a lease for (docs/architecture.md, "Game affinity"). 60 divides
+evenly among 1, 2, 3, 4, 5, 6, 10 and 12 replicas (the HPA allows up to 10). Changing it moves every game to
+another partition, so the server's mapping (libs/platform/nats_mappings.py) and every replica change together."""
+TABLE_PARTITIONED = (TABLE_START, TABLE_MOVE, TABLE_PLAY, TABLE_VIEW, TABLE_LEAVE)
+"""The table commands that name one game and are sent to its partition (`by_game`); each keeps its plain subject
+as the shared fallback every replica serves (queue group `table`) while a partition has no holder."""
+TABLE_LEASES_BUCKET = "TABLE_LEASES"
+"""JetStream key-value bucket of the table API replicas' leases: `replica.<id>` (alive) and `partition.<k>` (who
+serves partition k), each written with a per-message TTL and renewed by its holder."""
+TABLE_LEASES_STREAM = f"KV_{TABLE_LEASES_BUCKET}"
+"""The stream behind the bucket (JetStream's key-value convention)."""
+TABLE_LEASE_SUBJECTS = f"$KV.{TABLE_LEASES_BUCKET}.>"
+
+
+def by_game_subject(subject: str, game_id: str) -> str:
+    """Where a command about one game is sent: its subject with the game id appended (nats-server maps it onto the
+    game's partition)."""
+    return f"{subject}.{game_id}"
+
+
+def partition_subject(subject: str, partition: int | str, game_id: str = "*") -> str:
+    """The subject a command of `subject` about `game_id` arrives on in `partition` (`*`: every game, or every
+    partition): `table.cmd.move` in partition 7 is `table.part.7.cmd.move.<game>`."""
+    service, rest = subject.split(".", 1)
+    return f"{service}.part.{partition}.{rest}.{game_id}"
+
+
+def game_partition(game_id: str, partitions: int = TABLE_PARTITIONS) -> int:
+    """The partition nats-server maps a game's commands onto: `partition(n, 1)` is the 32-bit FNV-1a hash of the
+    game id modulo n (where to look for the replica that has a game warm)."""
+    value = 0x811C9DC5
+    for byte in game_id.encode():
+        value = ((value ^ byte) * 0x01000193) & 0xFFFFFFFF
+    return value % partitions
+
+
+def partition_mapping(subject: str) -> tuple[str, str]:
+    """The nats-server subject mapping of a partitioned command: (source, destination)."""
+    service, rest = subject.split(".", 1)
+    return (f"{subject}.*", f"{service}.part.{{{{partition({TABLE_PARTITIONS},1)}}}}.{rest}.{{{{wildcard(1)}}}}")
+
+
 BOT_QUEUE = "bots"
 BOT_DECIDE = "bot.cmd.decide"
 BOT_ADVISE = "bot.cmd.advise"

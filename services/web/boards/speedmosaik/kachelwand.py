@@ -30,6 +30,15 @@ def move_label(move: dict[str, Any], view: dict[str, Any]) -> str | None:
     return f"{count} × {c.name(move.get('farbe'))} {c.source_words(move)} → {target}"
 
 
+def offers(move: dict[str, Any], view: dict[str, Any]) -> bool:
+    """Whether the board has a button for this legal move: a take (a colour of a display or the centre, then a
+    pattern line 1–5 or the floor 0 of the own board), or, while the seat places on the free wall, a column."""
+    if "spalte" in move and c.take_key(move) is None:
+        return _choice(view) is not None
+    row = move.get("reihe")
+    return c.take_key(move) is not None and isinstance(row, int) and 0 <= row <= len(WALL)
+
+
 def _choice(view: dict[str, Any]) -> dict[str, Any] | None:
     me = view.get("you")
     for player in (view.get("board") or {}).get("spieler") or []:

@@ -27,6 +27,19 @@ def move_label(move: dict[str, Any], view: dict[str, Any]) -> str | None:
     return None
 
 
+def offers(move: dict[str, Any], view: dict[str, Any]) -> bool:
+    """Whether the board has a button for this legal move: a take (a colour, then a strip 1–8 or the breakage
+    track 0), the Glasermeister's return, or a pane while the seat chooses one for its window."""
+    action = move.get("aktion")
+    if action == "glasermeister":
+        return True
+    if action == "fenster":
+        choice = (view.get("board") or {}).get("fensterwahl")
+        return isinstance(choice, dict) and choice.get("platz") == view.get("you")
+    strip = move.get("streifen")
+    return action == "nehmen" and c.take_key(move) is not None and isinstance(strip, int) and 0 <= strip <= 8
+
+
 def _targets(view: dict[str, Any], strip: int, words: str) -> Markup:
     buttons = []
     for key, moves in c.group_moves(view).items():

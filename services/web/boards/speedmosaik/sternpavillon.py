@@ -1,7 +1,8 @@
 """Werkstatt „Sternpavillon“: the seven star boards (six outer stars of one colour, the centre star), the
 tiles in hand, the round's joker colour, the supply with the bonus tiles, the bonus places and the tower.
 A take is one click on a colour in a display; laying is two: a free space of a star, then how to pay
-(colour and jokers); passing, bonus tiles from the supply and keeping tiles are buttons on the board."""
+(colour and jokers); passing and bonus tiles from the supply are buttons on the board; which tiles to keep is a
+form of counts per colour (the suggestion and keeping none also as buttons)."""
 
 from __future__ import annotations
 
@@ -36,6 +37,15 @@ def move_label(move: dict[str, Any], view: dict[str, Any]) -> str | None:
         kept = ", ".join(f"{n} × {c.name(colour)}" for colour, n in stones.items() if n)
         return f"Behalten: {kept}" if kept else "Nichts behalten"
     return None
+
+
+def offers(move: dict[str, Any], view: dict[str, Any]) -> bool:
+    """Whether the board makes this legal move: a take (a colour of a display or the centre), a star space (with
+    how to pay), passing, a bonus tile of the supply (buttons), or which tiles to keep (the form of counts)."""
+    action = move.get("aktion")
+    if action == "nehmen":
+        return c.take_key(move) is not None
+    return action in ("legen", "passen", "bonus", "behalten")
 
 
 def _moves(view: dict[str, Any], action: str) -> list[dict[str, Any]]:
@@ -79,6 +89,33 @@ def _stars(view: dict[str, Any], player: dict[str, Any], mine: bool) -> Markup:
     return Markup('{1}<ol class="mz-stars" aria-label="Sterne">{0}</ol>').format(Markup("").join(stars), pay)
 
 
+def _keep(view: dict[str, Any], hand: dict[str, int], moves: list[dict[str, Any]]) -> Markup:
+    """Which tiles to keep: the rules' suggestion and keeping none as buttons, any other choice as a form of counts
+    (each colour in hand from 0 to what is held, the suggestion filled in). The choices are every part of the
+    hand, up to a thousand and more: one button each would not fit a page (nor a keyboard)."""
+    board = view.get("board") or {}
+    state = board.get("behalten") or {}
+    suggested = {colour: int(n) for colour, n in (state.get("vorschlag") or {}).items() if n}
+    quick = [move for move in moves if move.get("steine") == suggested] + \
+        [move for move in moves if move.get("steine") == {} and suggested]
+    buttons = Markup("").join(
+        c.move_button(view, move, words, words) for move in quick
+        for words in [("Vorschlag – " if move.get("steine") else "") + (move_label(move, view) or "")])
+    fields = Markup("").join(
+        Markup('<label class="mz-count">{0} <input type="number" name="m.steine.{1}" min="0" max="{2}" value="{3}" '
+               'inputmode="numeric" aria-label="{0} behalten, 0 bis {2}"></label>').format(
+            c.name(colour), colour, held, suggested.get(colour, 0))
+        for colour, held in hand.items())
+    fixed = c.move_json({"aktion": "behalten", "steine": {}})
+    form = Markup('<form class="mz-keepform" id="mz-keep-{0}" hx-preserve="true" aria-label="Steine behalten: Anzahl '
+                  'je Farbe" hx-post="/spiel/{1}/vorschau" hx-target="#preview"><input type="hidden" name="m" '
+                  'value="{2}">{3}<button type="submit">Diese Steine behalten</button></form>').format(
+        board.get("runde", ""), view.get("game_id", ""), fixed, fields)
+    note = Markup('<p>{0} Steine behältst du frei, jeder weitere kostet 1 Punkt.</p>').format(state.get("frei", 4))
+    return Markup('<div class="mz-keep" role="group" aria-label="Steine behalten">{0}{1}{2}</div>').format(
+        note, buttons, form)
+
+
 def _player(view: dict[str, Any], player: dict[str, Any]) -> Markup:
     mine = player.get("platz") == view.get("you")
     hand = {colour: int(n) for colour, n in (player.get("hand") or {}).items() if n}
@@ -90,9 +127,7 @@ def _player(view: dict[str, Any], player: dict[str, Any]) -> Markup:
                                   for move in _moves(view, "passen"))
         keep = _moves(view, "behalten")
         if keep:
-            actions += Markup('<div class="mz-keep" role="group" aria-label="Steine behalten">{}</div>').format(
-                Markup("").join(c.move_button(view, move, move_label(move, view) or "", move_label(move, view) or "")
-                                for move in keep))
+            actions += _keep(view, hand, keep)
     account = player.get("konto") or {}
     extra = c.facts([("Steine", player.get("steine", 0)), ("Gepasst", "ja" if player.get("gepasst") else "nein"),
                      ("Belegte Felder", player.get("belegte_felder", 0)),
