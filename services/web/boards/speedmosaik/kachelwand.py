@@ -48,10 +48,11 @@ def _choice(view: dict[str, Any]) -> dict[str, Any] | None:
     return None
 
 
-def _targets(view: dict[str, Any], row: int, row_words: str) -> Markup:
-    """The hidden target buttons of one pattern line (row 0: the floor), one per take that may go there."""
+def _targets(view: dict[str, Any], groups: dict[str, list[dict[str, Any]]], row: int, row_words: str) -> Markup:
+    """The hidden target buttons of one pattern line (row 0: the floor), one per take that may go there
+    (`groups`: the view's takes by display and colour, `common.group_moves`)."""
     buttons = []
-    for key, moves in c.group_moves(view).items():
+    for key, moves in groups.items():
         for move in moves:
             if move.get("reihe") == row:
                 buttons.append(c.move_button(view, move, "hierher", f"{row_words}: {move_label(move, view)}",
@@ -60,6 +61,7 @@ def _targets(view: dict[str, Any], row: int, row_words: str) -> Markup:
 
 
 def _lines(view: dict[str, Any], player: dict[str, Any], mine: bool) -> Markup:
+    groups = c.group_moves(view) if mine else {}
     rows = []
     for line in player.get("musterreihen") or []:
         spaces, colour = int(line.get("felder", 0)), line.get("farbe")
@@ -70,7 +72,7 @@ def _lines(view: dict[str, Any], player: dict[str, Any], mine: bool) -> Markup:
         if jokers:
             words += f" ({jokers} Joker)"
         picture = c.tiles_svg(list(reversed(tiles)), empty=spaces - len(tiles))
-        target = _targets(view, int(line.get("reihe", 0)), words) if mine else Markup("")
+        target = _targets(view, groups, int(line.get("reihe", 0)), words) if mine else Markup("")
         rows.append(Markup('<li class="mz-line" aria-label="{0}"><span class="mz-num">{1}</span>'
                            '<span class="mz-right">{2}</span>{3}</li>').format(words, line.get("reihe"), picture,
                                                                                target))
@@ -110,7 +112,7 @@ def _floor(view: dict[str, Any], player: dict[str, Any], mine: bool) -> Markup:
     tiles = list(player.get("boden") or [])
     words = f"Boden: {len(tiles)} von 7 belegt ({c.counted(tiles)}), Strafe {player.get('bodenstrafe', 0)}"
     picture = c.tiles_svg(tiles[:7], empty=max(0, 7 - len(tiles)), marks=[str(n) for n in FLOOR])
-    target = _targets(view, 0, words) if mine else Markup("")
+    target = _targets(view, c.group_moves(view), 0, words) if mine else Markup("")
     return Markup('<div class="mz-floor" aria-label="{0}"><span class="mz-name">Boden</span>{1}{2}</div>').format(
         words, picture, target)
 
