@@ -30,8 +30,9 @@ $(VENV)/.synced-bench: $(VENV)/.synced
 	$(UV) sync --frozen --compile-bytecode --python $(PYTHON) --quiet --group bench
 	@touch $@
 
+# CLUSTER=3: NATS as a three-node JetStream cluster on loopback ports, every stream with three replicas.
 run: venv
-	$(PY) -m libs.devservers.stack
+	$(PY) -m libs.devservers.stack $(if $(CLUSTER),--cluster $(CLUSTER))
 
 test: venv contracts lint typecheck
 	$(PY) -m pytest -q -p no:cacheprovider

@@ -19,12 +19,16 @@ def main() -> None:
     other; wait for Ctrl-C."""
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--data", type=Path, default=REPO_ROOT / ".data")
+    parser.add_argument("--cluster", type=int, default=int(os.environ.get("CLUSTER") or 1), metavar="NODES",
+                        help="NATS as a JetStream cluster of this many nodes on loopback ports, every stream with "
+                             "that many replicas (make run CLUSTER=3); 1: a single server")
     args = parser.parse_args()
     data: Path = args.data.resolve()
     (data / "logs").mkdir(parents=True, exist_ok=True)
 
     # Each service connects as its own NATS user; the passwords stay in .data/nats/credentials.json.
-    servers = start_servers(data, throwaway=False, nats_port=4222, postgres_port=5432, use_environment=True)
+    servers = start_servers(data, throwaway=False, nats_port=4222, postgres_port=5432, use_environment=True,
+                            nats_nodes=args.cluster)
     nats_server, nats_url, database_url = servers.nats, servers.nats_url, servers.database_url
     services: list[ServiceProcess] = []
     stopping = False
@@ -50,6 +54,9 @@ def main() -> None:
               f"{data}):\n", flush=True)
         if nats_server is not None:
             print(f"  NATS           {nats_server.address}   (users and passwords: {nats_server.credentials_file})")
+            if servers.stream_replicas > 1:
+                print(f"                 a JetStream cluster of {servers.stream_replicas} nodes, every stream "
+                      f"with {servers.stream_replicas} replicas")
         else:
             print(f"  NATS           {nats_url.split('@')[-1]}")
         print(f"  PostgreSQL     {database_url}")
