@@ -10,7 +10,7 @@ import nats.errors
 from nats.aio.client import Client as NatsClient
 from nats.aio.msg import Msg
 from nats.js import JetStreamContext
-from nats.js.errors import APIError
+from nats.js.errors import APIError, NotFoundError
 
 from libs.platform.contracts.subjects import GAMES_STREAM, game_subject, team_subject
 from libs.platform.envelope import Event
@@ -66,6 +66,15 @@ class GameLog:
         """
         msg = await last_message(self._nc, GAMES_STREAM, game_subject(game_id), READ_TIMEOUT)
         return 0 if msg is None else int((msg.headers or {}).get("Nats-Sequence") or 0)
+
+    async def leader_last_sequence(self, game_id: str) -> int:
+        """Return the stream sequence of the game's latest event as the stream's leader stores it (JetStream's
+        regular get: on a cluster a direct get may be answered by a replica a few messages behind), 0 when none."""
+        try:
+            msg = await self._js.get_last_msg(GAMES_STREAM, game_subject(game_id))
+        except NotFoundError:
+            return 0
+        return int(msg.seq or 0)
 
     async def team_last_sequence(self, game_id: str, team: int) -> int:
         """Return the stream sequence of the last entry of a game's team log, 0 when it has none."""

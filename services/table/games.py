@@ -491,11 +491,15 @@ class Games:
             metrics.APPEND_SECONDS.observe(time.perf_counter() - started)
 
     async def _at_least(self, game_id: str, n: int) -> GameRecord:
-        """The game at event `n` or later, known to be stored: read again while the log as read ends before it
-        (a lagging replica of the stream answered); LogBehind when it stays behind."""
-        for attempt in range(LAGGING_READS):
-            if attempt:
-                await asyncio.sleep(LAGGING_PAUSE)
+        """The game at event `n` or later, as a caller that saw event `n` expects: read again while the log as read
+        ends before it and the stream's leader holds more (a lagging replica of the stream answered the read;
+        LogBehind when it stays behind). Where the leader's log ends there too, that record is returned: the
+        caller's event `n` is not in the log (its check then refuses the move as stale)."""
+        record = await self._refresh(game_id)
+        if record.n >= n or await self._log.leader_last_sequence(game_id) <= record.last_seq:
+            return record
+        for _attempt in range(LAGGING_READS):
+            await asyncio.sleep(LAGGING_PAUSE)
             record = await self._refresh(game_id)
             if record.n >= n:
                 return record

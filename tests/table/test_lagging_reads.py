@@ -16,6 +16,7 @@ from nats.aio.client import Client as NatsClient
 from libs.platform.contracts.commands import StartGame, StartSeat
 from libs.platform.contracts.events import PlatformSettings
 from libs.platform.envelope import EventType, new_event
+from libs.platform.rpc import CommandRefused
 from services.table.event_store import GameLog, StoredEvent
 from services.table.games import Games, LogBehind, _sealed_move_data
 from services.table.records import GameRecord
@@ -63,18 +64,42 @@ async def test_the_follow_up_is_told_to_try_again_when_its_read_of_the_log_lags_
         await follow_up.at_event(two_ahead, first.seq + 1)
 
 
+class LaggingLog(GameLog):
+    """The GAMES stream as a replica that lags its leader by the leader's last event answers a direct get (the
+    stream's leader, asked by JetStream's regular get, has it)."""
+
+    async def last_sequence(self, game_id: str) -> int:
+        return (await super().last_sequence(game_id)) - 1 if await super().last_sequence(game_id) > 1 else 0
+
+    async def read(self, game_id: str, after_seq: int = 0) -> list[StoredEvent]:
+        return (await super().read(game_id, after_seq))[:-1]
+
+
 async def test_a_computers_move_on_a_position_the_replica_has_not_read_yet_is_not_refused_as_stale(
         nc: NatsClient) -> None:
-    game = await started(games_on(nc))
-    table = games_on(nc)
-    await table.load(game.game_id)  # cached at event 1
+    players = games_on(nc)
+    game = await started(players)
     seat = game.engine.pending(game.position)[0].seat
+    after = await players.move(game.game_id, seat, game.engine.legal_moves(game.position, seat)[0],
+                               actor="bot:easy", chosen_by="bot")
+    lagging = Games(LaggingLog(nc.jetstream(), nc), SeedSource())
+    assert (await lagging.load(game.game_id)).n == 1  # its reads end an event early
     # The computer was asked at event 2, which this replica's reads do not show: a 503 (ask again), never "stale",
     # which made the computer drop its turn for good.
+    seat = after.engine.pending(after.position)[0].seat
     with pytest.raises(LogBehind) as refused:
-        await table.move(game.game_id, seat, game.engine.legal_moves(game.position, seat)[0], actor="bot:easy",
-                         chosen_by="bot", expected_n=2)
+        await lagging.move(game.game_id, seat, after.engine.legal_moves(after.position, seat)[0], actor="bot:easy",
+                           chosen_by="bot", expected_n=2)
     assert refused.value.status == 503 and refused.value.code == "unavailable"
+
+
+async def test_a_move_on_a_position_the_log_never_reached_is_refused_as_stale(nc: NatsClient) -> None:
+    game = await started(games_on(nc))
+    seat = game.engine.pending(game.position)[0].seat
+    with pytest.raises(CommandRefused) as refused:
+        await games_on(nc).move(game.game_id, seat, game.engine.legal_moves(game.position, seat)[0],
+                                actor="bot:easy", chosen_by="bot", expected_n=5)
+    assert refused.value.status == 409 and refused.value.code == "stale"
 
 
 async def test_a_cached_game_does_not_go_back_when_a_read_of_the_log_lags_behind_it(nc: NatsClient) -> None:
