@@ -8,7 +8,8 @@ the others both humans leave and the computers play on for them. The games start
 
 1. the node that leads `GAMES` (JetStream's own answer: the stream's cluster leader) is killed with SIGKILL and,
    after a while, started again;
-2. the node that leads most of the services' durable consumers is killed and started again the same way;
+2. the node that leads most of the services' durable consumers and their streams (BOT_TURNS, GAME_FACTS) is killed
+   and started again the same way;
 3. one replica of the table's API is killed with SIGKILL and started again.
 
 Afterwards every game has ended, its log is numbered 1..N without gap or double, its chain and signatures hold and
@@ -283,11 +284,12 @@ async def run_faults(nats_cluster: ClusterInfrastructure, fleet: Fleet, operator
     games_leader = (await leaders(operator))[GAMES_STREAM]
     faults.append(await kill_node(nats_cluster, operator, games_leader, "kill the GAMES leader", began))
     await asyncio.sleep(BETWEEN_FAULTS)
-    consumer_leaders = [leader for key, leader in (await leaders(operator)).items() if "/" in key]
+    # The consumers' side: the shared durable consumers and the streams they read besides GAMES.
+    consumer_leaders = [leader for key, leader in (await leaders(operator)).items() if key != GAMES_STREAM]
     busiest = max(set(consumer_leaders), key=consumer_leaders.count)
     faults.append(await kill_node(nats_cluster, operator, busiest,
                                   f"kill the leader of {consumer_leaders.count(busiest)} of the "
-                                  f"{len(consumer_leaders)} consumers", began))
+                                  f"{len(consumer_leaders)} consumers and their streams", began))
     await asyncio.sleep(BETWEEN_FAULTS)
     replica = fleet.replicas["table"][0]
     fault = Fault(what="kill a table replica", at=time.monotonic() - began, node=f"table:{replica.port}")

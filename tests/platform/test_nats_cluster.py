@@ -13,8 +13,9 @@ import nats.errors
 import nats.js.errors
 
 from libs.platform import nats_client
-from libs.platform.contracts.subjects import BOT_TURNS_STREAM, GAME_FACTS_STREAM
+from libs.platform.contracts.subjects import BOT_TURNS_STREAM, GAME_FACTS_STREAM, GAMES_STREAM
 from libs.platform.publishing import publish_patiently
+from libs.platform.streams import ensure_streams
 from tests.conftest import ClusterInfrastructure
 
 T = TypeVar("T")
@@ -84,5 +85,21 @@ async def test_a_publish_waits_out_the_loss_of_its_streams_leader(nats_cluster: 
             await asyncio.to_thread(node.start)
             await asyncio.to_thread(node.wait_healthy, 60.0)
         await eventually(lambda: js.purge_stream(BOT_TURNS_STREAM, subject=subject))
+    finally:
+        await client.close()
+
+
+async def test_streams_are_ensured_while_a_restarted_cluster_still_elects_their_leaders(
+        nats_cluster: ClusterInfrastructure) -> None:
+    """`make run CLUSTER=3` a second time: the nodes come back on their data, the streams' leaders are elected
+    seconds after the nodes answer, and the streams are ensured (by the stack, by every service) meanwhile."""
+    await asyncio.to_thread(nats_cluster.nats.stop)
+    await asyncio.to_thread(nats_cluster.nats.start)  # healthy: the cluster has its meta leader again
+    client = await nats_client.connect(nats_cluster.infra.nats_url, max_reconnect_attempts=-1,
+                                       reconnect_time_wait=0.2)
+    try:
+        await ensure_streams(client.jetstream(), replicas=3)
+        info = await client.jetstream().stream_info(GAMES_STREAM)
+        assert info.config.num_replicas == 3 and info.cluster is not None and info.cluster.leader
     finally:
         await client.close()
