@@ -179,24 +179,23 @@ class Games:
         """
         _check_id(event.game_id)
         async with self._lock(event.game_id):
-            record = self._current(event.game_id)
+            record, is_fresh = self._current(event.game_id), False
             for attempt in range(LAGGING_READS):
                 if record is not None and record.n >= event.n:
                     return record
                 if record is not None and record.n == event.n - 1 and not record.team_logs:
                     try:
-                        record = record.fold(StoredEvent(seq=seq, event=event))
+                        folded = record.fold(StoredEvent(seq=seq, event=event))
                     except CorruptLog:
-                        record = await self._refresh(event.game_id)
-                        if record.n >= event.n:
-                            return record
-                        raise
-                    self._remember(record)
-                    return record
+                        if is_fresh:  # the log itself does not fold on: an operator must look
+                            raise
+                    else:
+                        self._remember(folded)
+                        return folded
                 if attempt:
                     await asyncio.sleep(LAGGING_PAUSE)
                 try:
-                    record = await self._refresh(event.game_id)
+                    record, is_fresh = await self._refresh(event.game_id), True
                 except GameNotFound:  # a lagging replica that has none of the game's log yet
                     record = None
             raise LogBehind(event.game_id, event.n)
