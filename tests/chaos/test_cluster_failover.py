@@ -37,6 +37,7 @@ from datetime import datetime
 from typing import Any
 
 import httpx
+import psycopg
 import pytest
 from nats.aio.client import Client as NatsClient
 
@@ -386,8 +387,6 @@ async def test_losing_nodes_and_a_table_replica_mid_play_loses_and_doubles_nothi
         if not table.host_plays:  # both humans left: the house takes the pot
             assert {kind for kind, _, _ in payout} == {"pot_to_house"}, payout
     assert await asyncio.to_thread(read_standings, database_url) == standings_from_logs(logs)
-    import psycopg
-
     with psycopg.connect(database_url) as db:
         statuses = db.execute("SELECT status, count(*) FROM lobby.tables GROUP BY status").fetchall()
     assert statuses == [("finished", total)]
@@ -420,7 +419,9 @@ def failover_report(logs: dict[str, list[Event]], faults: list[Fault], began_at:
         "when": datetime.now().isoformat(timespec="seconds"),
         "games": len(logs), "events": sum(len(events) for events in logs.values()),
         "longest_stall_s": round(widest[0][0], 2), "longest_stall_game": widest[0][1],
-        "longest_stall_event": widest[0][2], "stall_target_s": STALL_TARGET,
+        "longest_stall_event": widest[0][2],
+        "longest_stall_began_at_s": round(widest[0][3] - widest[0][0] - began_at, 1),
+        "stall_target_s": STALL_TARGET,
         "games_stalled_over_target": sum(1 for stall in per_game if stall > STALL_TARGET),
         "median_longest_stall_per_game_s": round(statistics.median(per_game), 2),
         "moves_per_second_before_faults": round(moves_per_second(logs, began_at, first_fault), 1),

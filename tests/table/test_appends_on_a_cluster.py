@@ -101,6 +101,12 @@ async def test_appends_go_on_while_the_node_leading_games_is_killed_and_each_is_
     stored = await log.read(game_id)
     assert [entry.event.n for entry in stored] == list(range(1, 151))
     assert [entry.event.hash for entry in stored] == [entry.hash for entry in appended]
-    after = (await js.stream_info(GAMES_STREAM)).cluster  # the node came back as a replica, caught up
+    after = (await js.stream_info(GAMES_STREAM)).cluster
     assert after is not None and after.leader != leader.leader
+    for _ in range(300):  # the node came back as a replica and catches up (within seconds)
+        if leader.leader in {replica.name for replica in after.replicas or [] if replica.current}:
+            break
+        await asyncio.sleep(0.1)
+        after = (await js.stream_info(GAMES_STREAM)).cluster
+        assert after is not None
     assert leader.leader in {replica.name for replica in after.replicas or [] if replica.current}
