@@ -406,7 +406,8 @@ def failover_report(logs: dict[str, list[Event]], faults: list[Fault], began_at:
     for fault in faults:
         start = began_at + fault.at
         end = start + (fault.back_after or NODE_DOWN)
-        in_window = [stall for stall in widest if start <= stall[3] - stall[0] < end + 1.0]
+        # The pauses this fault caused or lengthened: those overlapping its window (one may have begun just before).
+        in_window = [stall for stall in widest if stall[3] - stall[0] < end and stall[3] > start]
         windows.append({
             "fault": fault.what, "node": fault.node, "at_s": round(fault.at, 1),
             "new_leaders_after_s": None if fault.leader_after is None else round(fault.leader_after, 2),
