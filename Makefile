@@ -31,12 +31,13 @@ $(VENV)/.synced-bench: $(VENV)/.synced
 	@touch $@
 
 # OBSERVE=1 (or `make observe`): also Prometheus from Debian's `prometheus` package, scraping everything as the
-# cluster's does (docs/operations.md, "On your laptop").
+# cluster's does (docs/operations.md, "On your laptop"). CLUSTER=3: NATS as a three-node JetStream cluster on
+# loopback ports, every stream with three replicas.
 run: venv
-	$(PY) -m libs.devservers.stack $(if $(filter-out 0,$(OBSERVE)),--observe)
+	$(PY) -m libs.devservers.stack $(if $(filter-out 0,$(OBSERVE)),--observe) $(if $(CLUSTER),--cluster $(CLUSTER))
 
 observe: venv
-	$(PY) -m libs.devservers.stack --observe
+	$(PY) -m libs.devservers.stack --observe $(if $(CLUSTER),--cluster $(CLUSTER))
 
 test: venv contracts lint typecheck
 	$(PY) -m pytest -q -p no:cacheprovider

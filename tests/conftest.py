@@ -16,9 +16,9 @@ from fastapi import FastAPI
 from nats.aio.client import Client as NatsClient
 
 from libs.devservers import free_port
-from libs.devservers.nats_server import create_platform_streams
+from libs.devservers.nats_server import NatsCluster, create_platform_streams
 from libs.devservers.processes import SERVICES, ServiceProcess
-from libs.devservers.servers import start_servers
+from libs.devservers.servers import Servers, start_servers
 from libs.platform import nats_client
 from libs.platform.settings import Settings, get_settings
 
@@ -39,17 +39,21 @@ class Infrastructure:
     own NATS user, with only its permissions (libs/platform/nats_permissions)."""
     signing_keys_file: str = ""
     """The table's Ed25519 signing keys, generated once per session (libs/platform/signing)."""
+    stream_replicas: int = 1
+    """Copies of every JetStream stream: 3 on the `nats_cluster` fixture's cluster."""
 
     def settings(self, **overrides: Any) -> Settings:
         """Settings pointing at these servers."""
         return Settings(nats_url=self.nats_url, database_url=self.database_url,
                         nats_credentials=self.nats_credentials, auth_secret=TEST_AUTH_SECRET,
-                        **{"table_signing_keys_file": self.signing_keys_file, **overrides})
+                        **{"table_signing_keys_file": self.signing_keys_file,
+                           "stream_replicas": self.stream_replicas, **overrides})
 
     def env(self) -> dict[str, str]:
         """Environment variables for a service process pointing at these servers."""
         return {"NATS_URL": self.nats_url, "DATABASE_URL": self.database_url,
-                "NATS_CREDENTIALS": self.nats_credentials, "TABLE_SIGNING_KEYS_FILE": self.signing_keys_file,
+                "STREAM_REPLICAS": str(self.stream_replicas), "NATS_CREDENTIALS": self.nats_credentials,
+                "TABLE_SIGNING_KEYS_FILE": self.signing_keys_file,
                 "AUTH_SECRET": TEST_AUTH_SECRET, "BOT_MOVE_DELAY": "0", "LOG_LEVEL": "warning",
                 # Tests sign up hundreds of players and fire requests as fast as they can, all from one
                 # address: no general or sign-up limit (tests of the limits set their own, tests/*/test_*limits*).
@@ -70,6 +74,39 @@ def infra(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Infrastructure]:
     get_settings.cache_clear()
     try:
         yield infrastructure
+    finally:
+        servers.stop()
+
+
+@dataclass(frozen=True)
+class ClusterInfrastructure:
+    """A JetStream cluster of three nodes (every stream with three replicas, as in production) and a PostgreSQL
+    of its own: `infra` points services at them, `nats` kills and restarts nodes."""
+
+    infra: Infrastructure
+    nats: NatsCluster
+    servers: Servers
+
+
+CLUSTER_NODES = 3
+
+
+@pytest.fixture(scope="module")
+def nats_cluster(infra: Infrastructure, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ClusterInfrastructure]:
+    """Start a three-node NATS JetStream cluster on free loopback ports (`make run CLUSTER=3` does the same) and a
+    throwaway PostgreSQL, migrated, with the platform's streams at three replicas; stop them after the module.
+
+    Asks for `infra` only so the session's environment (AUTH_SECRET, signing keys) is set first; the cluster's own
+    signing keys are the session's.
+    """
+    servers = start_servers(tmp_path_factory.mktemp("cluster"), throwaway=True, nats_nodes=CLUSTER_NODES)
+    assert isinstance(servers.nats, NatsCluster)
+    try:
+        yield ClusterInfrastructure(
+            infra=Infrastructure(nats_url=servers.nats_url, database_url=servers.database_url,
+                                 nats_credentials=servers.nats_credentials, signing_keys_file=infra.signing_keys_file,
+                                 stream_replicas=servers.stream_replicas),
+            nats=servers.nats, servers=servers)
     finally:
         servers.stop()
 

@@ -260,7 +260,7 @@ class Stack:
     @property
     def nats(self) -> NatsServer:
         """The bench's own NATS server (started by `start`)."""
-        assert self.servers is not None and self.servers.nats is not None
+        assert self.servers is not None and isinstance(self.servers.nats, NatsServer)
         return self.servers.nats
 
     @property

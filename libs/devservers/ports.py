@@ -13,6 +13,18 @@ def free_port(preferred: int | None = None) -> int:
         return port
 
 
+def free_ports(count: int, exclude: set[int] | None = None) -> list[int]:
+    """Return `count` different ports the kernel reports as free, none of them in `exclude`."""
+    taken = set(exclude or ())
+    ports: list[int] = []
+    while len(ports) < count:
+        port = free_port()
+        if port not in taken:
+            taken.add(port)
+            ports.append(port)
+    return ports
+
+
 def _is_free(port: int) -> bool:
     """Whether a server could listen on `port` now.
 

@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 from libs.devservers.monitoring import Monitoring
-from libs.devservers.nats_server import NatsServer
+from libs.devservers.nats_server import NatsCluster, NatsServer
 from libs.devservers.processes import REPO_ROOT, ServiceProcess, platform_processes, web_process
 from libs.devservers.servers import start_servers
 
@@ -24,12 +24,16 @@ def main() -> None:
     parser.add_argument("--observe", action="store_true",
                         help="also start Prometheus (Debian's package) scraping every service and NATS, with the "
                              "cluster's alert rules (`make observe`)")
+    parser.add_argument("--cluster", type=int, default=int(os.environ.get("CLUSTER") or 1), metavar="NODES",
+                        help="NATS as a JetStream cluster of this many nodes on loopback ports, every stream with "
+                             "that many replicas (make run CLUSTER=3); 1: a single server")
     args = parser.parse_args()
     data: Path = args.data.resolve()
     (data / "logs").mkdir(parents=True, exist_ok=True)
 
     # Each service connects as its own NATS user; the passwords stay in .data/nats/credentials.json.
-    servers = start_servers(data, throwaway=False, nats_port=4222, postgres_port=5432, use_environment=True)
+    servers = start_servers(data, throwaway=False, nats_port=4222, postgres_port=5432, use_environment=True,
+                            nats_nodes=args.cluster)
     nats_server, nats_url, database_url = servers.nats, servers.nats_url, servers.database_url
     services: list[ServiceProcess] = []
     monitoring: Monitoring | None = None
@@ -58,6 +62,9 @@ def main() -> None:
               f"{data}):\n", flush=True)
         if nats_server is not None:
             print(f"  NATS           {nats_server.address}   (users and passwords: {nats_server.credentials_file})")
+            if servers.stream_replicas > 1:
+                print(f"                 a JetStream cluster of {servers.stream_replicas} nodes, every stream "
+                      f"with {servers.stream_replicas} replicas")
         else:
             print(f"  NATS           {nats_url.split('@')[-1]}")
         print(f"  PostgreSQL     {database_url}")
@@ -90,15 +97,18 @@ def main() -> None:
         print("stopped.", flush=True)
 
 
-def observe(data: Path, nats_server: NatsServer | None, services: list[ServiceProcess]) -> Monitoring | None:
-    """Start Prometheus on 9090 (or a free port) scraping `services` and the NATS server started here, with
-    the cluster's ServiceMonitors, relabelling and rules; None (and why, on stderr) if it cannot."""
+def observe(data: Path, nats_server: NatsServer | NatsCluster | None,
+            services: list[ServiceProcess]) -> Monitoring | None:
+    """Start Prometheus on 9090 (or a free port) scraping `services` and the NATS server started here (of a local
+    cluster its first node: the adapter reads one monitoring port), with the cluster's ServiceMonitors,
+    relabelling and rules; None (and why, on stderr) if it cannot."""
     if nats_server is None:
         print("make observe: NATS_URL names an external server; its metrics are its operator's, so Prometheus "
               "is not started", file=sys.stderr)
         return None
     try:
-        monitoring = Monitoring(data / "monitoring", nats_server.monitor_port, prometheus_port=9090,
+        node = nats_server.nodes[0] if isinstance(nats_server, NatsCluster) else nats_server
+        monitoring = Monitoring(data / "monitoring", node.monitor_port, prometheus_port=9090,
                                 exporter_port=7777).start()
     except FileNotFoundError as missing:
         print(f"make observe: {missing}", file=sys.stderr)

@@ -226,8 +226,17 @@ def _expire(future: asyncio.Future[Msg]) -> None:
         future.set_exception(errors.TimeoutError)
 
 
+def server_list(servers: str | list[str]) -> list[str]:
+    """Return the server URLs of `servers`: a list as it is, a string split at its commas (NATS_URL may name every
+    node of a cluster: "nats://a:4222,nats://b:4222"; nats-py takes a string as one URL)."""
+    if isinstance(servers, list):
+        return servers
+    return [url.strip() for url in servers.split(",") if url.strip()]
+
+
 async def connect(servers: str | list[str], **options: Any) -> Client:
-    """Connect as `nats.connect` does, with the platform's `Client`."""
+    """Connect as `nats.connect` does, with the platform's `Client`, to any of `servers` (`server_list`): when the
+    node it is connected to goes away, the client reconnects to another of them."""
     client = Client()
-    await client.connect(servers, **options)
+    await client.connect(server_list(servers), **options)
     return client

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Collection
 from dataclasses import replace
 
@@ -25,6 +26,7 @@ from libs.platform.contracts.subjects import (
     TIMER_SETS,
     TIMERS_STREAM,
 )
+from libs.platform.rpc import UNAVAILABLE
 
 STREAMS: tuple[StreamConfig, ...] = (
     StreamConfig(
@@ -88,25 +90,46 @@ STREAMS: tuple[StreamConfig, ...] = (
 )
 
 
-async def ensure_streams(js: JetStreamContext, replicas: int = 1, only: Collection[str] | None = None) -> None:
+LEADERLESS_PATIENCE = 60.0
+"""Seconds `ensure_streams` waits for JetStream to answer: a cluster starting (or a stream whose leader was lost)
+elects its leaders within nats-server's election timeout (4–9 s), and meanwhile no request about the stream is
+answered."""
+
+
+async def ensure_streams(js: JetStreamContext, replicas: int = 1, only: Collection[str] | None = None,
+                         patience: float = LEADERLESS_PATIENCE) -> None:
     """Create every platform stream (or those named in `only`) that does not exist yet (with `replicas`
-    copies), and update the rest.
+    copies), and update the rest; while JetStream cannot answer (no leader yet), ask again for up to `patience`
+    seconds.
 
     A service passes the streams it owns (libs/platform/nats_permissions.STREAM_OWNERS): its NATS user may
     create no others; a service reading another's stream waits for its owner (its consumer restarts).
     """
+    deadline = asyncio.get_running_loop().time() + patience
     for template in STREAMS:
         if only is not None and template.name not in only:
             continue
         config = replace(template, num_replicas=replicas)
-        assert config.name is not None
-        try:
-            await js.stream_info(config.name)
-        except NotFoundError:
+        while True:
             try:
-                await js.add_stream(config)
-            except BadRequestError as error:  # another replica created it a moment ago
-                if error.err_code != 10058:
+                await _ensure_stream(js, config)
+                break
+            except UNAVAILABLE:
+                if asyncio.get_running_loop().time() >= deadline:
                     raise
-            continue
-        await js.update_stream(config)
+                await asyncio.sleep(0.25)
+
+
+async def _ensure_stream(js: JetStreamContext, config: StreamConfig) -> None:
+    """Create the stream `config` describes, or update it to that."""
+    assert config.name is not None
+    try:
+        await js.stream_info(config.name)
+    except NotFoundError:
+        try:
+            await js.add_stream(config)
+        except BadRequestError as error:  # another replica created it a moment ago
+            if error.err_code != 10058:
+                raise
+        return
+    await js.update_stream(config)

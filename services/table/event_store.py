@@ -10,14 +10,22 @@ import nats.errors
 from nats.aio.client import Client as NatsClient
 from nats.aio.msg import Msg
 from nats.js import JetStreamContext
-from nats.js.errors import APIError
+from nats.js.errors import APIError, NotFoundError
 
 from libs.platform.contracts.subjects import GAMES_STREAM, game_subject, team_subject
 from libs.platform.envelope import Event
 from libs.platform.nats_client import last_message, next_message
+from libs.platform.rpc import UNAVAILABLE
 
 # JetStream's answer when Nats-Expected-Last-Subject-Sequence no longer holds: another writer was first.
 WRONG_LAST_SEQUENCE = 10071
+# A clustered stream's answer while a message with the same Nats-Msg-Id is being replicated (a single server never
+# gives it): another writer is storing this very event number right now, or our own earlier attempt is.
+MSG_ID_IN_PROCESS = 10158
+APPEND_PATIENCE = 12.0
+"""Seconds an append keeps trying while JetStream cannot take it (a stream's leader lost: a new one is elected in
+about 4 s on a 3-node cluster; the connection's node lost: the client reconnects to another)."""
+APPEND_RETRY_PAUSE = 0.25
 
 
 class AppendConflict(Exception):
@@ -69,6 +77,15 @@ class GameLog:
         """
         return await next_message(self._nc, GAMES_STREAM, game_subject(game_id), seq + 1, READ_TIMEOUT) is not None
 
+    async def leader_last_sequence(self, game_id: str) -> int:
+        """Return the stream sequence of the game's latest event as the stream's leader stores it (JetStream's
+        regular get: on a cluster a direct get may be answered by a replica a few messages behind), 0 when none."""
+        try:
+            msg = await self._js.get_last_msg(GAMES_STREAM, game_subject(game_id))
+        except NotFoundError:
+            return 0
+        return int(msg.seq or 0)
+
     async def team_last_sequence(self, game_id: str, team: int) -> int:
         """Return the stream sequence of the last entry of a game's team log, 0 when it has none."""
         msg = await last_message(self._nc, GAMES_STREAM, team_subject(game_id, team), READ_TIMEOUT)
@@ -92,8 +109,8 @@ class GameLog:
                 return events
             start = batch[-1].seq + 1
 
-    async def _read_batch(self, subject: str, start: int) -> tuple[list[StoredEvent], int]:
-        """Return up to READ_BATCH events of `subject` from stream sequence `start`, and how many are left.
+    async def _read_batch(self, subject: str, start: int, size: int = READ_BATCH) -> tuple[list[StoredEvent], int]:
+        """Return up to `size` events of `subject` from stream sequence `start`, and how many are left.
 
         The replies are collected by the subscription's callback as they arrive, in order (nats-py runs one
         subscription's callbacks one after another), rather than awaited one by one with `next_msg`,
@@ -119,7 +136,7 @@ class GameLog:
 
         replies = await self._nc.subscribe(self._nc.new_inbox(), cb=collect)
         try:
-            request = msgspec.json.encode({"seq": start, "next_by_subj": subject, "batch": READ_BATCH})
+            request = msgspec.json.encode({"seq": start, "next_by_subj": subject, "batch": size})
             await self._nc.publish(f"$JS.API.DIRECT.GET.{GAMES_STREAM}", request, reply=replies.subject)
             try:
                 pending = await asyncio.wait_for(done, READ_TIMEOUT)
@@ -143,17 +160,51 @@ class GameLog:
         return await self._append_to(team_subject(event.game_id, team), event, msg_id, expected_last_seq)
 
     async def _append_to(self, subject: str, event: Event, msg_id: str, expected_last_seq: int) -> int:
+        """Store `event` on `subject` if it still ends at `expected_last_seq`: exactly once, also when JetStream
+        cannot answer for a while (a leader election, the connection's node lost).
+
+        An attempt that got no answer may have been stored all the same, so the same bytes are sent again (same
+        Nats-Msg-Id, same expected sequence) for up to APPEND_PATIENCE seconds; once JetStream answers that the
+        id is taken or the subject moved on, the event stored right after `expected_last_seq` tells whether it is
+        this one (then its sequence is returned) or another writer's (AppendConflict). After that the error of
+        the last attempt is raised (the caller answers 503: try again).
+        """
         headers = {
             "Nats-Msg-Id": msg_id,
             "Nats-Expected-Last-Subject-Sequence": str(expected_last_seq),
         }
-        try:
-            ack = await self._js.publish(subject, event.encode(), headers=headers, stream=GAMES_STREAM)
-        except APIError as error:
-            if error.err_code == WRONG_LAST_SEQUENCE:
-                raise AppendConflict(str(error)) from error
-            raise
-        if ack.duplicate:
-            # Our own earlier attempt was stored; whoever stored it, the log holds this n exactly once.
-            raise AppendConflict("duplicate append")
-        return int(ack.seq)
+        payload = event.encode()
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + APPEND_PATIENCE
+        unanswered = False  # an earlier attempt got no answer: it may be stored
+        while True:
+            try:
+                ack = await self._js.publish(subject, payload, headers=headers, stream=GAMES_STREAM)
+            except APIError as error:
+                if error.err_code == MSG_ID_IN_PROCESS and unanswered and loop.time() < deadline:
+                    await asyncio.sleep(APPEND_RETRY_PAUSE)  # likely our own attempt, still being replicated
+                    continue
+                if error.err_code in (WRONG_LAST_SEQUENCE, MSG_ID_IN_PROCESS):
+                    if unanswered and (seq := await self._stored_as(subject, event, expected_last_seq)):
+                        return seq
+                    raise AppendConflict(str(error)) from error
+                if not isinstance(error, UNAVAILABLE) or loop.time() >= deadline:
+                    raise
+            except UNAVAILABLE:
+                if loop.time() >= deadline:
+                    raise
+            else:
+                if not ack.duplicate:
+                    return int(ack.seq)
+                # This id is stored: by an earlier attempt of ours, or by another writer of the same event number.
+                if seq := await self._stored_as(subject, event, expected_last_seq):
+                    return seq
+                raise AppendConflict("duplicate append")
+            unanswered = True
+            await asyncio.sleep(APPEND_RETRY_PAUSE)
+
+    async def _stored_as(self, subject: str, event: Event, expected_last_seq: int) -> int:
+        """The stream sequence of `event` if it is the entry stored on `subject` right after `expected_last_seq`
+        (the same hash: the same event, with the same time stamp and signature), else 0."""
+        following, _ = await self._read_batch(subject, expected_last_seq + 1, size=1)
+        return following[0].seq if following and following[0].event.hash == event.hash else 0

@@ -27,6 +27,7 @@ from libs.platform.contracts.subjects import (
 from libs.platform.envelope import Event, EventType
 from libs.platform.logging import get_logger
 from libs.platform.nats_client import stream_sequence
+from libs.platform.publishing import publish_patiently
 from libs.platform.service import Runtime
 from services.table import metrics
 from services.table.games import Games, games_of
@@ -55,8 +56,8 @@ async def follow_up_events(runtime: Runtime) -> None:
         event = Event.decode(msg.data)
         fact = game_fact_subject(event.type)
         if fact is not None:  # the log is the outbox: ledger, lobby and leaderboard read these copies
-            await runtime.js.publish(fact, msg.data, stream=GAME_FACTS_STREAM,
-                                     headers={"Nats-Msg-Id": game_fact_msg_id(event.game_id, event.n)})
+            await publish_patiently(runtime.js, fact, msg.data, stream=GAME_FACTS_STREAM,
+                                    headers={"Nats-Msg-Id": game_fact_msg_id(event.game_id, event.n)})
         try:
             record = await games.at_event(event, stream_sequence(msg))
         except CorruptLog:
@@ -119,8 +120,8 @@ async def request_computer_moves(runtime: Runtime, record: GameRecord) -> int:
             chosen_by="bot" if record.seats[seat].is_bot else "departed", pace=pace_of(record),
             must=pending.must, view=record.engine.view(record.position, seat),
         )
-        await runtime.js.publish(
-            bot_turn_subject(record.game_id), turn.encode(), stream=BOT_TURNS_STREAM,
+        await publish_patiently(
+            runtime.js, bot_turn_subject(record.game_id), turn.encode(), stream=BOT_TURNS_STREAM,
             headers={"Nats-Msg-Id": bot_turn_msg_id(record.game_id, record.n, seat)},
         )
         metrics.BOT_TURNS.inc()

@@ -28,7 +28,7 @@ from libs.platform.contracts.events import (
 from libs.platform.envelope import Event, EventType, new_event
 from libs.platform.logging import get_logger
 from libs.platform.private import salt_for, seal
-from libs.platform.rpc import CommandRefused
+from libs.platform.rpc import UNAVAILABLE_REASON, CommandRefused
 from libs.platform.service import Runtime
 from libs.platform.team_log import SideMove, side_event, team_msg_id
 from libs.rules import ConfigError, IllegalMove, registry
@@ -61,6 +61,21 @@ lobby refuses these names to players)."""
 class GameNotFound(CommandRefused):
     def __init__(self, game_id: str) -> None:
         super().__init__(404, f"Die Partie {game_id} gibt es nicht.", "game_not_found")
+
+
+class LogBehind(CommandRefused):
+    """The log as this replica could read it ends before an event it knows is stored (on a cluster any replica of
+    the stream answers a read, and one may lag its leader by a few messages): 503, try again in a moment."""
+
+    def __init__(self, game_id: str, n: int) -> None:
+        super().__init__(503, UNAVAILABLE_REASON, "unavailable")
+        self.game_id, self.n = game_id, n
+
+
+LAGGING_READS = 6
+"""How often a replica reads a game's log again while it ends before an event known to be stored ..."""
+LAGGING_PAUSE = 0.05
+"""... with this many seconds between reads (a lagging replica of the stream is a few messages behind)."""
 
 
 class LeftGame(CommandRefused):
@@ -163,20 +178,33 @@ class Games:
         The record at event n is the same on every replica (the fold of the log up to n), so a cached
         record at n, or one at n − 1 with this very event folded on, needs no trip to the log; anything
         else is read from it.
+
+        The log read may lag the event (on a cluster a replica of the stream that is a few messages behind may
+        answer it): the event handed over is folded on then, or the log read again, and LogBehind raised when
+        it stays behind (the caller gets the event again later).
         """
         _check_id(event.game_id)
         async with self._lock(event.game_id):
-            record = self._current(event.game_id)
-            if record is not None and record.n >= event.n:
-                return record
-            if record is not None and record.n == event.n - 1 and not record.team_logs:
+            record, is_fresh = self._current(event.game_id), False
+            for attempt in range(LAGGING_READS):
+                if record is not None and record.n >= event.n:
+                    return record
+                if record is not None and record.n == event.n - 1 and not record.team_logs:
+                    try:
+                        folded = record.fold(StoredEvent(seq=seq, event=event))
+                    except CorruptLog:
+                        if is_fresh:  # the log itself does not fold on: an operator must look
+                            raise
+                    else:
+                        self._remember(folded)
+                        return folded
+                if attempt:
+                    await asyncio.sleep(LAGGING_PAUSE)
                 try:
-                    record = record.fold(StoredEvent(seq=seq, event=event))
-                except CorruptLog:
-                    return await self._refresh(event.game_id)
-                self._remember(record)
-                return record
-            return await self._refresh(event.game_id)
+                    record, is_fresh = await self._refresh(event.game_id), True
+                except GameNotFound:  # a lagging replica that has none of the game's log yet
+                    record = None
+            raise LogBehind(event.game_id, event.n)
 
     async def seated(self, game_id: str) -> GameRecord:
         """Return a record of the game good for who sits where (cached if known: seats never change)."""
@@ -304,6 +332,8 @@ class Games:
             is_fresh = record is None
             if record is None:
                 record = await self._refresh(game_id)
+            if expected_n is not None and record.n < expected_n:  # the caller saw a newer log than this replica
+                record, is_fresh = await self._at_least(game_id, expected_n), True
             for _attempt in range(5):
                 try:
                     _check_can_move(record, seat, actor, chosen_by, expected_n)
@@ -434,7 +464,9 @@ class Games:
         last = await self._log.last_sequence(game_id)
         if last == 0 and record.ended is not None:
             return record  # an ended game never changes (purged: docs/archive.md)
-        if last == 0 or last < record.last_seq:
+        if 0 < last < record.last_seq:
+            return record  # a lagging replica of the stream answered (`_refresh`)
+        if last == 0:
             return await self._replay_sides(game_id)
         tail = [] if last == record.last_seq else await self._log.read(game_id, after_seq=record.last_seq)
         side: list[StoredEvent] = []
@@ -467,6 +499,21 @@ class Games:
         finally:
             metrics.APPEND_SECONDS.observe(time.perf_counter() - started)
 
+    async def _at_least(self, game_id: str, n: int) -> GameRecord:
+        """The game at event `n` or later, as a caller that saw event `n` expects: read again while the log as read
+        ends before it and the stream's leader holds more (a lagging replica of the stream answered the read;
+        LogBehind when it stays behind). Where the leader's log ends there too, that record is returned: the
+        caller's event `n` is not in the log (its check then refuses the move as stale)."""
+        record = await self._refresh(game_id)
+        if record.n >= n or await self._log.leader_last_sequence(game_id) <= record.last_seq:
+            return record
+        for _attempt in range(LAGGING_READS):
+            await asyncio.sleep(LAGGING_PAUSE)
+            record = await self._refresh(game_id)
+            if record.n >= n:
+                return record
+        raise LogBehind(game_id, n)
+
     async def _refresh(self, game_id: str) -> GameRecord:
         """Catch the cached record up with the log (or rebuild it); 404 when the game has no log."""
         record = self._current(game_id)
@@ -491,20 +538,24 @@ class Games:
                 return record
         asked = time.monotonic()
         last = await self._log.last_sequence(game_id)
-        if record is not None and record.last_seq == last:
-            self._confirmed[game_id] = asked
+        if record is not None and (record.last_seq == last or 0 < last < record.last_seq):
+            # Behind the cached record (0 < last): a replica of the stream that lags its leader answered the read
+            # (on a cluster any replica answers); the record, from a newer read or this replica's own append, stays.
+            if record.last_seq == last:
+                self._confirmed[game_id] = asked
             self._cache.move_to_end(game_id)
             return record
         started = time.perf_counter()
         if last == 0:  # nothing on the stream: no such game, or one archived and purged (docs/archive.md)
-            if record is not None and record.ended is not None:
+            if record is not None:
+                # An ended game never changes; a running one is never purged: a lagging replica answered.
                 self._cache.move_to_end(game_id)
-                return record  # an ended game never changes
+                return record
             events = await self._archive.events(game_id)
             if not events:
                 raise GameNotFound(game_id)
             record = replay(events)
-        elif record is None or last < record.last_seq:
+        elif record is None:
             record = replay(await self.events(game_id))  # purged between the two reads: from the archive
         else:
             record = fold_on(record, await self._log.read(game_id, after_seq=record.last_seq))

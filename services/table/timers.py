@@ -23,6 +23,7 @@ from libs.platform.contracts.subjects import (
     timer_set_subject,
 )
 from libs.platform.logging import get_logger
+from libs.platform.publishing import publish_patiently
 from libs.platform.rpc import CommandRefused, call
 from libs.platform.service import Runtime
 from libs.platform.table_options import GRACE_SECONDS
@@ -71,8 +72,8 @@ async def start_clocks(runtime: Runtime, record: GameRecord) -> None:
         # the past (a follow-up late after an outage): then the computer decides in a second.
         at = (max(deadline, real_now) + timedelta(seconds=1)).replace(microsecond=0)
         payload = TimerDeadline(game_id=record.game_id, seat=seat, n=started.n, deadline=at.isoformat())
-        await runtime.js.publish(
-            timer_set_subject(record.game_id, seat), payload.encode(), stream=TIMERS_STREAM,
+        await publish_patiently(  # a schedule set twice fires twice; the deadline's check acts once
+            runtime.js, timer_set_subject(record.game_id, seat), payload.encode(), stream=TIMERS_STREAM,
             headers={"Nats-Schedule": f"@at {at.strftime('%Y-%m-%dT%H:%M:%SZ')}",
                      "Nats-Schedule-Target": timer_fire_subject(record.game_id, seat)},
         )

@@ -37,6 +37,8 @@ class Fleet:
     env: dict[str, str]
     logs: Path
     extra_env: dict[str, dict[str, str]] = field(default_factory=dict)
+    modules: dict[str, str] = field(default_factory=dict)
+    """The module a name runs where it is not `services.<name>` (table-followup: the table)."""
     replicas: dict[str, list[ServiceProcess]] = field(default_factory=dict)
 
     def start(self, counts: dict[str, int]) -> Fleet:
@@ -45,7 +47,8 @@ class Fleet:
             for index in range(count):
                 process = ServiceProcess(name, env=self.env, port=free_port(),
                                          log_path=self.logs / f"{name}-{index}.log",
-                                         extra_env=self.extra_env.get(name, {}))
+                                         extra_env=self.extra_env.get(name, {}),
+                                         module=self.modules.get(name, ""))
                 self.replicas.setdefault(name, []).append(process.start())
         for process in self.all():
             process.wait_ready(timeout=90)
