@@ -427,6 +427,9 @@ class Games:
         try:
             seq = await self._append(event, expected_last_seq=record.last_seq)
         except AppendConflict:
+            # Another writer was first: the next read must look for its event, not trust a "nothing newer" (on a
+            # cluster a lagging replica of the stream may still say so).
+            self._confirmed.pop(record.game_id, None)
             return None
         self._confirmed[record.game_id] = sent  # the log ended with this very event when it was stored
         if event_type == EventType.GAME_ENDED:
