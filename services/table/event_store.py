@@ -15,6 +15,7 @@ from nats.js.errors import APIError
 from libs.platform.contracts.subjects import GAMES_STREAM, game_subject, team_subject
 from libs.platform.envelope import Event
 from libs.platform.nats_client import last_message
+from libs.platform.tracing import with_trace
 
 # JetStream's answer when Nats-Expected-Last-Subject-Sequence no longer holds: another writer was first.
 WRONG_LAST_SEQUENCE = 10071
@@ -133,10 +134,11 @@ class GameLog:
         return await self._append_to(team_subject(event.game_id, team), event, msg_id, expected_last_seq)
 
     async def _append_to(self, subject: str, event: Event, msg_id: str, expected_last_seq: int) -> int:
-        headers = {
+        # The trace context travels in the headers, never in the event: its bytes are hashed and signed.
+        headers = with_trace({
             "Nats-Msg-Id": msg_id,
             "Nats-Expected-Last-Subject-Sequence": str(expected_last_seq),
-        }
+        })
         try:
             ack = await self._js.publish(subject, event.encode(), headers=headers, stream=GAMES_STREAM)
         except APIError as error:

@@ -25,15 +25,17 @@ from libs.platform.contracts.subjects import (
     game_fact_subject,
 )
 from libs.platform.envelope import Event, EventType
-from libs.platform.logging import get_logger
+from libs.platform.logging import get_logger, lazy_logger
 from libs.platform.nats_client import stream_sequence
 from libs.platform.service import Runtime
+from libs.platform.tracing import with_trace
 from services.table import metrics
 from services.table.games import Games, games_of
 from services.table.records import CorruptLog, GameRecord
 from services.table.snapshots import SNAPSHOT_EVERY
 from services.table.timers import start_clocks
 
+_log = lazy_logger()
 FOLLOWUP_CONCURRENCY = 128
 """Events followed up at once per replica: most take microseconds (the cached game is folded on), so a
 large batch per fetch keeps the follow-up within a second of the log while commands keep the CPU busy."""
@@ -56,7 +58,7 @@ async def follow_up_events(runtime: Runtime) -> None:
         fact = game_fact_subject(event.type)
         if fact is not None:  # the log is the outbox: ledger, lobby and leaderboard read these copies
             await runtime.js.publish(fact, msg.data, stream=GAME_FACTS_STREAM,
-                                     headers={"Nats-Msg-Id": game_fact_msg_id(event.game_id, event.n)})
+                                     headers=with_trace({"Nats-Msg-Id": game_fact_msg_id(event.game_id, event.n)}))
         try:
             record = await games.at_event(event, stream_sequence(msg))
         except CorruptLog:
@@ -68,7 +70,9 @@ async def follow_up_events(runtime: Runtime) -> None:
         if record.n != event.n or event.type == EventType.GAME_ENDED:
             return  # a later event's follow-up decides from the newer position
         if record.is_over:
-            await games.finish(event.game_id)
+            ended = await games.finish(event.game_id)
+            # Once per game, so at info: the game's end in the trace of the move that ended it.
+            _log.info("game_ended", game_id=event.game_id, n=ended.n)
             acted.set()
             return
         if await request_computer_moves(runtime, record):
@@ -121,9 +125,9 @@ async def request_computer_moves(runtime: Runtime, record: GameRecord) -> int:
         )
         await runtime.js.publish(
             bot_turn_subject(record.game_id), turn.encode(), stream=BOT_TURNS_STREAM,
-            headers={"Nats-Msg-Id": bot_turn_msg_id(record.game_id, record.n, seat)},
+            headers=with_trace({"Nats-Msg-Id": bot_turn_msg_id(record.game_id, record.n, seat)}),
         )
         metrics.BOT_TURNS.inc()
-        get_logger(game_id=record.game_id).debug("bot_turn_requested", seat=seat, n=record.n)
+        _log.debug("bot_turn_requested", game_id=record.game_id, seat=seat, n=record.n)
         requested += 1
     return requested

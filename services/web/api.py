@@ -3,7 +3,8 @@
 One `httpx.AsyncClient` per service (keep-alive, a bounded pool), the player's bearer token in the
 `Authorization` header (never in a URL), the browser's address passed on as `X-Forwarded-For` so the services'
 per-client limits see players rather than this service (they read it when the web service is one of their
-`TRUSTED_PROXIES`). Every refusal becomes an `ApiError` carrying the service's German reason.
+`TRUSTED_PROXIES`), the page request's trace context as `traceparent`. Every refusal becomes an `ApiError`
+carrying the service's German reason.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import httpx
+from opentelemetry.instrumentation.httpx import HTTPXClientInstrumentor
 
 from libs.platform.settings import Settings
 
@@ -42,9 +44,14 @@ class Api:
         urls = {"lobby": settings.lobby_url, "table": settings.table_url,
                 "leaderboard": settings.leaderboard_url, "bot": settings.bot_url}
         limits = httpx.Limits(max_connections=200, max_keepalive_connections=50, keepalive_expiry=30)
-        return cls({name: httpx.AsyncClient(base_url=url.rstrip("/"), timeout=httpx.Timeout(10.0), limits=limits,
-                                            transport=transport)
-                    for name, url in urls.items()})
+        clients = {name: httpx.AsyncClient(base_url=url.rstrip("/"), timeout=httpx.Timeout(10.0), limits=limits,
+                                           transport=transport)
+                   for name, url in urls.items()}
+        for client in clients.values():
+            # Each call sends the page request's trace context (`traceparent`): a move made on a page carries one
+            # trace id from the web service through the table to what follows it (libs/platform/tracing.py).
+            HTTPXClientInstrumentor.instrument_client(client)
+        return cls(clients)
 
     async def close(self) -> None:
         for client in self.clients.values():
