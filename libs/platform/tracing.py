@@ -12,13 +12,14 @@ batch), and the point is that the move, the event it appended, the follow-up, th
 the payout and the lists share one trace id. So a computer's moves belong to the trace of the human move (or game
 start) that set them off; a game of computers only is one trace from its start command to its end.
 
-Without export the tracer samples nothing: a span is then only its ids (`NonRecordingSpan`, no attributes, no
-processor), a few microseconds; the ids still travel and are written in every log line.
+Without export nothing is sampled: a span is then only its ids (`NonRecordingSpan`, no attributes, no processor,
+made here without the SDK's tracer), about a microsecond; the ids still travel and are written in every log line.
 """
 
 from __future__ import annotations
 
 import os
+import random
 from collections.abc import Iterable, Mapping
 from types import TracebackType
 
@@ -29,15 +30,17 @@ from opentelemetry.sdk.resources import SERVICE_NAME, Resource
 from opentelemetry.sdk.trace import SpanProcessor, TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter
 from opentelemetry.sdk.trace.sampling import ALWAYS_OFF
-from opentelemetry.trace import Span, SpanKind, StatusCode
+from opentelemetry.trace import NonRecordingSpan, Span, SpanContext, SpanKind, StatusCode, TraceFlags
 
 TRACER = "speed-platform"
 _EMPTY = Context()
 """The parent of work that came without a trace context: a trace of its own, never the ambient context's."""
 
 _provider: TracerProvider | None = None
-_tracer: trace.Tracer = TracerProvider(sampler=ALWAYS_OFF, shutdown_on_exit=False).get_tracer(TRACER)
-"""Until `configure_tracing` runs (tools, tests that call the plumbing directly): ids only, nothing exported."""
+_tracer: trace.Tracer | None = None
+"""The SDK's tracer where spans are recorded (export, or a test's processor); None while spans are ids only
+(no export, and before `configure_tracing` runs: tools, tests that call the plumbing directly)."""
+_random = random.Random()  # seeded from the OS; as the SDK's ids, which come from `random` too: unique, not secret
 
 _FIELDS = frozenset(propagate.get_global_textmap().fields)
 """The header names the configured propagators read (`traceparent`, `tracestate`, `baggage` by default)."""
@@ -93,10 +96,11 @@ def configure_tracing(service: str, processors: Iterable[SpanProcessor] = ()) ->
         provider = TracerProvider(resource=resource)  # the sampler from OTEL_TRACES_SAMPLER
         for processor in added:
             provider.add_span_processor(processor)
+        _tracer = provider.get_tracer(TRACER)
     else:
         provider = TracerProvider(sampler=ALWAYS_OFF, resource=resource)
     trace.set_tracer_provider(provider)  # libraries' instrumentations (the web's httpx clients) use it too
-    _provider, _tracer = provider, provider.get_tracer(TRACER)
+    _provider = provider
     return provider
 
 
@@ -140,7 +144,8 @@ class Traced:
     def __init__(self, name: str, kind: SpanKind, parent: Context = _EMPTY,
                  attributes: Mapping[str, str] | None = None) -> None:
         self._parent = parent
-        self.span: Span = _tracer.start_span(name, context=parent, kind=kind, attributes=attributes)
+        self.span: Span = _tracer.start_span(name, context=parent, kind=kind, attributes=attributes) \
+            if _tracer is not None else _ids_only(parent)
         self._token: object = None
 
     def __enter__(self) -> Span:
@@ -154,6 +159,16 @@ class Traced:
             self.span.record_exception(error)
             self.span.set_status(StatusCode.ERROR, type(error).__name__)
         self.span.end()
+
+
+def _ids_only(parent: Context) -> Span:
+    """A span that is only its ids, in `parent`'s trace or a new one, not sampled: what the SDK's tracer makes
+    when it samples nothing, at a quarter of its cost (0.6 against 2.6 µs; it runs per command and message)."""
+    parent_context = trace.get_current_span(parent).get_span_context()
+    trace_id = parent_context.trace_id if parent_context.is_valid else _random.getrandbits(128) or 1
+    return NonRecordingSpan(SpanContext(trace_id, _random.getrandbits(64) or 1, is_remote=False,
+                                        trace_flags=TraceFlags(TraceFlags.DEFAULT),
+                                        trace_state=parent_context.trace_state))
 
 
 def current_ids() -> tuple[str, str] | None:
