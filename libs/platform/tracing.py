@@ -1,50 +1,73 @@
-"""One trace id follows a move across the services: W3C trace context in HTTP and NATS headers, OpenTelemetry spans,
-the ids in every log line; spans leave the process (OTLP) only where an operator sets the standard `OTEL_*` variables.
+"""One trace id follows a move across the services: W3C trace context in HTTP and NATS headers, the ids in every log
+line; OpenTelemetry spans leave the process (OTLP) only where an operator sets the standard `OTEL_*` variables.
 
-Every unit of work a service does for someone runs in a span: an HTTP request (`RequestMetrics`), a NATS command
-(`rpc`), a message taken from a stream (`consumers`). Its parent is the trace context that came with the request or
-message (`traceparent`, and whatever else `OTEL_PROPAGATORS` names), else it starts a trace of its own. Whatever the
-work sends on (a command, an append to a game's log, a bot turn, a fact) carries the current context in its NATS
-headers, never in the payload: events are hashed and signed, and their bytes must not depend on who traced them.
+Every unit of work a service does for someone runs in a span (`Traced`): an HTTP request (`RequestMetrics`), a NATS
+command (`rpc`), a message taken from a stream (`consumers`). Its parent is the trace context that came with the
+request or message (`traceparent`), else it starts a trace of its own. Whatever the work sends on (a command, an
+append to a game's log, a bot turn, a fact) carries the current context in its NATS headers (`with_trace`), never in
+the payload: events are hashed and signed, and their bytes must not depend on who traced them.
 
 A consumer's span is the child of the message's context, not a span link: a message is handled alone (never in a
 batch), and the point is that the move, the event it appended, the follow-up, the computer's answer, the game's end,
 the payout and the lists share one trace id. So a computer's moves belong to the trace of the human move (or game
 start) that set them off; a game of computers only is one trace from its start command to its end.
 
-Without export nothing is sampled: a span is then only its ids (`NonRecordingSpan`, no attributes, no processor,
-made here without the SDK's tracer), about a microsecond; the ids still travel and are written in every log line.
+Two ways, one behaviour. Without export (the default) a span is only its ids, kept in a context variable of this
+module and read and written as W3C `traceparent` here: a few Python calls per command or message. The OpenTelemetry
+API's context, spans and propagators cost the table about five times as many calls per turn (+6 % of its CPU per
+move, measured; docs/benchmarks.md, "Tracing"). With export the SDK's tracer makes each span (sampled by
+`OTEL_TRACES_SAMPLER`, batched, sent by OTLP) and it is also made current in OpenTelemetry's context; the ids here
+are then the SDK span's. Only W3C trace context is read and written (`traceparent`; `tracestate` and baggage are
+not carried: the platform sets neither).
 """
 
 from __future__ import annotations
 
 import os
 import random
+import re
 from collections.abc import Iterable, Mapping
+from contextvars import ContextVar, Token
+from dataclasses import dataclass
 from types import TracebackType
 
 from opentelemetry import context as otel_context
-from opentelemetry import propagate, trace
+from opentelemetry import trace
 from opentelemetry.context import Context
 from opentelemetry.sdk.resources import SERVICE_NAME, Resource
 from opentelemetry.sdk.trace import SpanProcessor, TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter
 from opentelemetry.sdk.trace.sampling import ALWAYS_OFF
-from opentelemetry.trace import NonRecordingSpan, Span, SpanContext, SpanKind, StatusCode, TraceFlags
+from opentelemetry.trace import INVALID_SPAN, NonRecordingSpan, Span, SpanContext, SpanKind, StatusCode, TraceFlags
 
 TRACER = "speed-platform"
-_EMPTY = Context()
-"""The parent of work that came without a trace context: a trace of its own, never the ambient context's."""
+TRACEPARENT = "traceparent"
+_TRACEPARENT_KEY = TRACEPARENT.encode("latin-1")
+_TRACEPARENT = re.compile(r"^[ \t]*([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(-.*)?[ \t]*$")
+"""W3C Trace Context's `traceparent` (version, trace id, parent id, flags), as OpenTelemetry's propagator reads it."""
+_TRACEPARENT_MAX = 512
+_ZERO_TRACE, _ZERO_SPAN = "0" * 32, "0" * 16
 
+
+@dataclass(frozen=True, slots=True)
+class TraceIds:
+    """A span's place in its trace: the trace id, the span's own id, the W3C flags (1: sampled)."""
+
+    trace_id: int
+    span_id: int
+    flags: int = 0
+
+    def traceparent(self) -> str:
+        """The W3C `traceparent` header naming this span as the parent."""
+        return f"00-{self.trace_id:032x}-{self.span_id:016x}-{self.flags:02x}"
+
+
+_current: ContextVar[TraceIds | None] = ContextVar("speed_trace", default=None)
 _provider: TracerProvider | None = None
 _tracer: trace.Tracer | None = None
 """The SDK's tracer where spans are recorded (export, or a test's processor); None while spans are ids only
 (no export, and before `configure_tracing` runs: tools, tests that call the plumbing directly)."""
 _random = random.Random()  # seeded from the OS; as the SDK's ids, which come from `random` too: unique, not secret
-
-_FIELDS = frozenset(propagate.get_global_textmap().fields)
-"""The header names the configured propagators read (`traceparent`, `tracestate`, `baggage` by default)."""
-_ASGI_FIELDS = frozenset(name.encode("latin-1") for name in _FIELDS)
 
 OTLP_PROTOCOLS = ("http/protobuf", "grpc")
 
@@ -99,7 +122,7 @@ def configure_tracing(service: str, processors: Iterable[SpanProcessor] = ()) ->
         _tracer = provider.get_tracer(TRACER)
     else:
         provider = TracerProvider(sampler=ALWAYS_OFF, resource=resource)
-    trace.set_tracer_provider(provider)  # libraries' instrumentations (the web's httpx clients) use it too
+    trace.set_tracer_provider(provider)  # for any library's instrumentation: the same spans, or none
     _provider = provider
     return provider
 
@@ -109,74 +132,93 @@ def tracer_provider() -> TracerProvider | None:
     return _provider
 
 
+def parse_traceparent(value: str) -> TraceIds | None:
+    """The parent a W3C `traceparent` value names, or None when it names none (malformed, version ff, an id of
+    zeros, or version 00 with more fields): what OpenTelemetry's W3C propagator accepts, no more."""
+    if len(value) > _TRACEPARENT_MAX:
+        return None
+    match = _TRACEPARENT.search(value)
+    if match is None:
+        return None
+    version, trace_id, span_id, flags, more = match.groups()
+    if trace_id == _ZERO_TRACE or span_id == _ZERO_SPAN or version == "ff" or (version == "00" and more):
+        return None
+    return TraceIds(int(trace_id, 16), int(span_id, 16), int(flags, 16))
+
+
+def parent_of(headers: Mapping[str, str] | None) -> TraceIds | None:
+    """The parent a NATS message names in its headers, or None (its work starts a trace)."""
+    if not headers:
+        return None
+    value = headers.get(TRACEPARENT)
+    return parse_traceparent(value) if value else None
+
+
+def parent_of_asgi(raw_headers: Iterable[tuple[bytes, bytes]]) -> TraceIds | None:
+    """The parent an HTTP request names in its `traceparent` header (ASGI headers, names in lower case), or None."""
+    for key, value in raw_headers:
+        if key == _TRACEPARENT_KEY:
+            return parse_traceparent(value.decode("latin-1"))
+    return None
+
+
 def with_trace(headers: dict[str, str]) -> dict[str, str]:
-    """Add the current trace context to `headers` (of a NATS message this work sends on) and return them;
+    """Add the current span as `traceparent` to `headers` of a NATS message this work sends on, and return them;
     outside a span nothing is added."""
-    propagate.inject(headers)
+    ids = _current.get()
+    if ids is not None:
+        headers[TRACEPARENT] = ids.traceparent()
     return headers
 
 
-def parent_of(headers: Mapping[str, str] | None) -> Context:
-    """The trace context a NATS message carries in its headers, or an empty one (the work starts a trace)."""
-    if not headers or _FIELDS.isdisjoint(headers):
-        return _EMPTY
-    return propagate.extract(headers, context=_EMPTY)
-
-
-def parent_of_asgi(raw_headers: Iterable[tuple[bytes, bytes]]) -> Context:
-    """The trace context an HTTP request carries in its (ASGI, lower-case) headers, or an empty one."""
-    found = {key.decode("latin-1"): value.decode("latin-1") for key, value in raw_headers if key in _ASGI_FIELDS}
-    if not found:
-        return _EMPTY
-    return propagate.extract(found, context=_EMPTY)
+def current_ids() -> tuple[str, str] | None:
+    """The current span's trace id and span id in hex (as in `traceparent`), or None outside any span."""
+    ids = _current.get()
+    return None if ids is None else (f"{ids.trace_id:032x}", f"{ids.span_id:016x}")
 
 
 class Traced:
     """A span made current for a block of work: `with Traced(name, kind, parent) as span: ...`.
 
-    Leaner than `Tracer.start_as_current_span` (a third of its cost when nothing is sampled): the span is started
-    with `parent` as its parent (and `attributes`, kept only when it is sampled), made current, and ended on
-    leaving; an exception leaving the block marks it failed.
+    Its parent is `parent` (None: a trace of its own, never the ambient span's). Without export it is only its
+    ids and `span` is OpenTelemetry's invalid span (not recording); with export the SDK's tracer starts it (with
+    `attributes`), it is current in OpenTelemetry's context too, and an exception leaving the block marks it failed.
     """
 
-    __slots__ = ("_parent", "_token", "span")
+    __slots__ = ("_otel_token", "_token", "ids", "span")
 
-    def __init__(self, name: str, kind: SpanKind, parent: Context = _EMPTY,
+    def __init__(self, name: str, kind: SpanKind, parent: TraceIds | None,
                  attributes: Mapping[str, str] | None = None) -> None:
-        self._parent = parent
-        self.span: Span = _tracer.start_span(name, context=parent, kind=kind, attributes=attributes) \
-            if _tracer is not None else _ids_only(parent)
-        self._token: object = None
+        self._token: Token[TraceIds | None] | None = None
+        self._otel_token: object = None
+        if _tracer is None:
+            self.span: Span = INVALID_SPAN
+            self.ids = TraceIds(parent.trace_id if parent is not None else _random.getrandbits(128) or 1,
+                                _random.getrandbits(64) or 1)
+            return
+        context = Context() if parent is None else trace.set_span_in_context(NonRecordingSpan(SpanContext(
+            parent.trace_id, parent.span_id, is_remote=True, trace_flags=TraceFlags(parent.flags))), Context())
+        self.span = _tracer.start_span(name, context=context, kind=kind, attributes=attributes)
+        span_context = self.span.get_span_context()
+        self.ids = TraceIds(span_context.trace_id, span_context.span_id, int(span_context.trace_flags))
 
     def __enter__(self) -> Span:
-        self._token = otel_context.attach(trace.set_span_in_context(self.span, self._parent))
+        self._token = _current.set(self.ids)
+        if self.span is not INVALID_SPAN:
+            self._otel_token = otel_context.attach(trace.set_span_in_context(self.span))
         return self.span
 
     def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
                  traceback: TracebackType | None) -> None:
-        otel_context.detach(self._token)  # type: ignore[arg-type]  # the token attach returned
+        if self._token is not None:
+            _current.reset(self._token)
+        if self.span is INVALID_SPAN:
+            return
+        otel_context.detach(self._otel_token)  # type: ignore[arg-type]  # the token attach returned
         if error is not None and isinstance(error, Exception) and self.span.is_recording():
             self.span.record_exception(error)
             self.span.set_status(StatusCode.ERROR, type(error).__name__)
         self.span.end()
-
-
-def _ids_only(parent: Context) -> Span:
-    """A span that is only its ids, in `parent`'s trace or a new one, not sampled: what the SDK's tracer makes
-    when it samples nothing, at a quarter of its cost (0.6 against 2.6 µs; it runs per command and message)."""
-    parent_context = trace.get_current_span(parent).get_span_context()
-    trace_id = parent_context.trace_id if parent_context.is_valid else _random.getrandbits(128) or 1
-    return NonRecordingSpan(SpanContext(trace_id, _random.getrandbits(64) or 1, is_remote=False,
-                                        trace_flags=TraceFlags(TraceFlags.DEFAULT),
-                                        trace_state=parent_context.trace_state))
-
-
-def current_ids() -> tuple[str, str] | None:
-    """The current span's trace id and span id in hex (as in `traceparent`), or None outside any span."""
-    span_context = trace.get_current_span().get_span_context()
-    if not span_context.is_valid:
-        return None
-    return format(span_context.trace_id, "032x"), format(span_context.span_id, "016x")
 
 
 def nats_attributes(subject: str, **more: str) -> dict[str, str]:

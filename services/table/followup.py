@@ -25,7 +25,7 @@ from libs.platform.contracts.subjects import (
     game_fact_subject,
 )
 from libs.platform.envelope import Event, EventType
-from libs.platform.logging import get_logger, lazy_logger
+from libs.platform.logging import debug_enabled, get_logger
 from libs.platform.nats_client import stream_sequence
 from libs.platform.service import Runtime
 from libs.platform.tracing import with_trace
@@ -35,7 +35,6 @@ from services.table.records import CorruptLog, GameRecord
 from services.table.snapshots import SNAPSHOT_EVERY
 from services.table.timers import start_clocks
 
-_log = lazy_logger()
 FOLLOWUP_CONCURRENCY = 128
 """Events followed up at once per replica: most take microseconds (the cached game is folded on), so a
 large batch per fetch keeps the follow-up within a second of the log while commands keep the CPU busy."""
@@ -72,7 +71,7 @@ async def follow_up_events(runtime: Runtime) -> None:
         if record.is_over:
             ended = await games.finish(event.game_id)
             # Once per game, so at info: the game's end in the trace of the move that ended it.
-            _log.info("game_ended", game_id=event.game_id, n=ended.n)
+            get_logger(game_id=event.game_id).info("game_ended", n=ended.n)
             acted.set()
             return
         if await request_computer_moves(runtime, record):
@@ -128,6 +127,7 @@ async def request_computer_moves(runtime: Runtime, record: GameRecord) -> int:
             headers=with_trace({"Nats-Msg-Id": bot_turn_msg_id(record.game_id, record.n, seat)}),
         )
         metrics.BOT_TURNS.inc()
-        _log.debug("bot_turn_requested", game_id=record.game_id, seat=seat, n=record.n)
+        if debug_enabled():
+            get_logger(game_id=record.game_id).debug("bot_turn_requested", seat=seat, n=record.n)
         requested += 1
     return requested

@@ -26,7 +26,7 @@ from libs.platform.contracts.events import (
     PlayerLeft,
 )
 from libs.platform.envelope import Event, EventType, new_event
-from libs.platform.logging import get_logger, lazy_logger
+from libs.platform.logging import debug_enabled, get_logger
 from libs.platform.private import salt_for, seal
 from libs.platform.rpc import CommandRefused
 from libs.platform.service import Runtime
@@ -55,7 +55,6 @@ SEAT_KINDS = ("human", "bot")
 BOT_NAMES = frozenset({"Computer", *(f"Computer {number}" for number in range(1, 17))})
 """What a computer seat may be called: the platform's names only, so no computer passes for a person (the
 lobby refuses these names to players)."""
-_log = lazy_logger()
 
 
 
@@ -459,7 +458,8 @@ class Games:
             metrics.APPEND_SECONDS.observe(time.perf_counter() - started)
         # In the trace of the request or message that made it (its trace id follows the event to the follow-up,
         # the bots, ledger and leaderboard); what was moved is not logged: it may be a seat's secret.
-        _log.debug("event_appended", game_id=event.game_id, n=event.n, type=event.type, seq=seq)
+        if debug_enabled():
+            get_logger(game_id=event.game_id).debug("event_appended", n=event.n, type=event.type, seq=seq)
         return seq
 
     async def _refresh(self, game_id: str) -> GameRecord:

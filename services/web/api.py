@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import httpx
-from opentelemetry.instrumentation.httpx import HTTPXClientInstrumentor
 
 from libs.platform.settings import Settings
+from libs.platform.tracing import with_trace
 
 SERVICES = ("lobby", "table", "leaderboard", "bot")
 UNAVAILABLE = "Der Dienst antwortet gerade nicht. Bitte versuche es gleich noch einmal."
@@ -44,14 +44,9 @@ class Api:
         urls = {"lobby": settings.lobby_url, "table": settings.table_url,
                 "leaderboard": settings.leaderboard_url, "bot": settings.bot_url}
         limits = httpx.Limits(max_connections=200, max_keepalive_connections=50, keepalive_expiry=30)
-        clients = {name: httpx.AsyncClient(base_url=url.rstrip("/"), timeout=httpx.Timeout(10.0), limits=limits,
-                                           transport=transport)
-                   for name, url in urls.items()}
-        for client in clients.values():
-            # Each call sends the page request's trace context (`traceparent`): a move made on a page carries one
-            # trace id from the web service through the table to what follows it (libs/platform/tracing.py).
-            HTTPXClientInstrumentor.instrument_client(client)
-        return cls(clients)
+        return cls({name: httpx.AsyncClient(base_url=url.rstrip("/"), timeout=httpx.Timeout(10.0), limits=limits,
+                                            transport=transport)
+                    for name, url in urls.items()})
 
     async def close(self) -> None:
         for client in self.clients.values():
@@ -94,7 +89,9 @@ class Api:
 
 
 def _headers(token: str | None, client_ip: str | None) -> dict[str, str]:
-    headers: dict[str, str] = {}
+    # The page request's trace context goes on (`traceparent`): a move made on a page keeps one trace id from the
+    # web service through the table to what follows it (libs/platform/tracing.py).
+    headers: dict[str, str] = with_trace({})
     if token:
         headers["Authorization"] = f"Bearer {token}"
     if client_ip:

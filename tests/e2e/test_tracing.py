@@ -23,13 +23,12 @@ import httpx
 import pytest
 
 from libs.devservers import free_port
-from libs.devservers.processes import SERVICES, SPLIT_TABLE_ENV, TABLE_FOLLOWUP, ServiceProcess
+from libs.devservers.processes import TABLE_FOLLOWUP, ServiceProcess, platform_processes
 from libs.platform.envelope import EventType, verify_chain
 from tests.conftest import Infrastructure
 from tests.e2e.client import read_log, wait_for
 
 PLUGIN = "tests.rules.tinygame"
-PROCESSES = (*SERVICES, TABLE_FOLLOWUP)
 BOT_PAUSE = "1.0"
 """Seconds a computer waits before its move: the player, who lays as soon as laying opens, lays first."""
 
@@ -61,15 +60,14 @@ class Traced:
 def traced_platform(infra: Infrastructure, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Traced]:
     """All services as processes with the tiny game, debug log lines (a move's own lines are debug), export off."""
     logs = tmp_path_factory.mktemp("traced-logs")
-    environment = {key: value for key, value in infra.env().items()}
-    processes = {}
-    for name in PROCESSES:
-        extra = {"RULE_PLUGINS": PLUGIN, "LOG_LEVEL": "debug", **SPLIT_TABLE_ENV.get(name, {})}
-        if name == "bot":
-            extra["BOT_MOVE_DELAY"] = BOT_PAUSE
-        processes[name] = ServiceProcess(name, env=environment, port=free_port(), log_path=logs / f"{name}.log",
-                                         extra_env=extra, module="table" if name == TABLE_FOLLOWUP else "").start()
+    processes = {process.name: process for process in platform_processes(infra.env(), logs=logs)}
+    for process in processes.values():
+        process.port = free_port()
+        process.extra_env.update({"RULE_PLUGINS": PLUGIN, "LOG_LEVEL": "debug"})
+    processes["bot"].extra_env["BOT_MOVE_DELAY"] = BOT_PAUSE
     try:
+        for process in processes.values():
+            process.start()
         for process in processes.values():
             process.wait_ready(timeout=60)
         yield Traced(processes, logs)

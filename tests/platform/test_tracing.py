@@ -13,16 +13,30 @@ from pathlib import Path
 
 import httpx
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from opentelemetry import trace
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
     ExportTraceServiceRequest,
     ExportTraceServiceResponse,
 )
 from opentelemetry.trace import SpanKind
+from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
 
 from libs.devservers import free_port
 from libs.devservers.processes import ServiceProcess
 from libs.platform.logging import configure_logging, get_logger
-from libs.platform.tracing import Traced, current_ids, is_exporting, otlp_exporter, parent_of, with_trace
+from libs.platform.tracing import (
+    Traced,
+    TraceIds,
+    current_ids,
+    is_exporting,
+    otlp_exporter,
+    parent_of,
+    parent_of_asgi,
+    parse_traceparent,
+    with_trace,
+)
 from tests.conftest import Infrastructure
 from tests.e2e.client import wait_for
 
@@ -54,19 +68,45 @@ def test_work_continues_the_trace_its_message_carries_and_sends_it_on() -> None:
         ids = current_ids()
         assert ids is not None and ids[0] == TRACE_ID and ids[1] != "00f067aa0ba902b7"
         sent = with_trace({"Nats-Msg-Id": "g:2"})
-    assert sent["Nats-Msg-Id"] == "g:2"
-    assert sent["traceparent"].split("-")[1:3] == [TRACE_ID, ids[1]]
+    assert sent == {"Nats-Msg-Id": "g:2", "traceparent": f"00-{TRACE_ID}-{ids[1]}-00"}  # not sampled: not exported
     assert current_ids() is None and with_trace({}) == {}  # outside any work: nothing to send on
 
 
 def test_work_without_a_trace_context_starts_a_trace_of_its_own() -> None:
     seen = []
-    for headers in (None, {"Nats-Msg-Id": "g:1"}, {"traceparent": "not a trace context"}):
+    for headers in (None, {"Nats-Msg-Id": "g:1"}, {"traceparent": "not a trace context"},
+                    {"traceparent": f"00-{'0' * 32}-00f067aa0ba902b7-01"}):
         with Traced("process", SpanKind.CONSUMER, parent_of(headers)):
             ids = current_ids()
-            assert ids is not None and int(ids[0], 16) != 0
+            assert ids is not None and int(ids[0], 16) != 0 and int(ids[1], 16) != 0
             seen.append(ids[0])
-    assert len(set(seen)) == 3 and TRACE_ID not in seen
+    assert len(set(seen)) == 4 and TRACE_ID not in seen
+
+
+def test_an_http_request_continues_the_trace_its_traceparent_names() -> None:
+    assert parent_of_asgi([(b"host", b"x"), (b"traceparent", PARENT.encode())]) == \
+        TraceIds(int(TRACE_ID, 16), 0x00f067aa0ba902b7, 1)
+    assert parent_of_asgi([(b"host", b"x")]) is None
+
+
+HEX = "0123456789abcdef"
+traceparents = st.one_of(
+    st.text(max_size=80),
+    st.builds(lambda version, trace_id, span_id, flags, more, pad:
+              f"{pad}{version}-{trace_id}-{span_id}-{flags}{more}{pad}",
+              st.sampled_from(["00", "01", "ff", "0g", "0"]), st.sampled_from(["0" * 32, TRACE_ID, TRACE_ID.upper()]),
+              st.sampled_from(["0" * 16, "00f067aa0ba902b7", "00F067AA0BA902B7"]),
+              st.text(HEX, min_size=1, max_size=3), st.sampled_from(["", "-", "-ab", "\n", "x"]),
+              st.sampled_from(["", " ", "\t"])),
+)
+
+
+@given(traceparents)
+def test_a_traceparent_is_read_as_opentelemetrys_w3c_propagator_reads_it(value: str) -> None:
+    theirs = trace.get_current_span(TraceContextTextMapPropagator().extract({"traceparent": value}))
+    context = theirs.get_span_context()
+    expected = TraceIds(context.trace_id, context.span_id, int(context.trace_flags)) if context.is_valid else None
+    assert parse_traceparent(value) == expected
 
 
 def test_log_lines_within_traced_work_carry_its_trace_id() -> None:
