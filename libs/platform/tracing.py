@@ -14,8 +14,8 @@ start) that set them off; a game of computers only is one trace from its start c
 
 Two ways, one behaviour. Without export (the default) a span is only its ids, kept in a context variable of this
 module and read and written as W3C `traceparent` here: a few Python calls per command or message. The OpenTelemetry
-API's context, spans and propagators cost the table about five times as many calls per turn (+6 % of its CPU per
-move, measured; docs/benchmarks.md, "Tracing"). With export the SDK's tracer makes each span (sampled by
+API's context, spans and propagators take about five times as many calls per turn (a whole turn's CPU +6 to +9 %
+through them, +4 % this way; docs/benchmarks.md, "Tracing"). With export the SDK's tracer makes each span (sampled by
 `OTEL_TRACES_SAMPLER`, batched, sent by OTLP) and it is also made current in OpenTelemetry's context; the ids here
 are then the SDK span's. Only W3C trace context is read and written (`traceparent`; `tracestate` and baggage are
 not carried: the platform sets neither).

@@ -26,6 +26,7 @@ from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapProp
 from libs.devservers import free_port
 from libs.devservers.processes import ServiceProcess
 from libs.platform.logging import configure_logging, get_logger
+from libs.platform.settings import Settings
 from libs.platform.tracing import (
     Traced,
     TraceIds,
@@ -37,6 +38,7 @@ from libs.platform.tracing import (
     parse_traceparent,
     with_trace,
 )
+from services.web.api import Api
 from tests.conftest import Infrastructure
 from tests.e2e.client import wait_for
 
@@ -183,3 +185,21 @@ def test_a_service_exports_its_spans_by_otlp_where_an_operator_names_an_endpoint
     assert span == ("leaderboard", "GET /leaderboards/{game}/{variant}", TRACE_ID, "00f067aa0ba902b7")
     # The probes are no one's work: no spans for them, though the test polled /readyz until the service was up.
     assert not any(name.endswith(("/readyz", "/healthz", "/metrics")) for _, name, _, _ in collector.spans)
+
+
+async def test_the_web_front_end_sends_its_page_requests_trace_on_to_the_services() -> None:
+    seen: list[str | None] = []
+
+    def table(request: httpx.Request) -> httpx.Response:  # stands in for the table's HTTP API
+        seen.append(request.headers.get("traceparent"))
+        return httpx.Response(200, json={"ok": True})
+
+    api = Api.for_settings(Settings(auth_secret="x" * 40), transport=httpx.MockTransport(table))
+    try:
+        with Traced("POST /spiele/{game_id}/zug", SpanKind.SERVER, parent_of({"traceparent": PARENT})):
+            await api.call("table", "POST", "/games/g/moves", token="t", json={"move": {}})
+            ids = current_ids()
+        await api.call("table", "GET", "/games/g/view", token="t")
+    finally:
+        await api.close()
+    assert ids is not None and seen == [f"00-{TRACE_ID}-{ids[1]}-00", None]
