@@ -356,6 +356,11 @@ class RequestMetrics:
                 with traced as span:
                     try:
                         await self.app(scope, receive, send_with_status)
+                    except Exception:
+                        # In the request's trace (Starlette's own report of it, further out, is not).
+                        get_logger(service=self.service).exception("request_failed", method=method,
+                                                                   route=getattr(scope.get("route"), "path", None))
+                        raise
                     finally:
                         if span.is_recording():  # named by its route once routed (OpenTelemetry's HTTP conventions)
                             _describe(span, method, scope, status)

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from fastapi import APIRouter
 from hypothesis import given
 from hypothesis import strategies as st
 from opentelemetry import trace
@@ -26,6 +27,7 @@ from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapProp
 from libs.devservers import free_port
 from libs.devservers.processes import ServiceProcess
 from libs.platform.logging import configure_logging, get_logger
+from libs.platform.service import create_http_service_app
 from libs.platform.settings import Settings
 from libs.platform.tracing import (
     Traced,
@@ -203,3 +205,24 @@ async def test_the_web_front_end_sends_its_page_requests_trace_on_to_the_service
     finally:
         await api.close()
     assert ids is not None and seen == [f"00-{TRACE_ID}-{ids[1]}-00", None]
+
+
+async def test_a_request_that_fails_is_logged_in_its_trace() -> None:
+    router = APIRouter()
+
+    @router.get("/kaputt")
+    async def broken() -> None:
+        raise RuntimeError("kaputt")
+
+    app = create_http_service_app("test", routers=[router], settings=Settings(auth_secret="x" * 40))
+    printed = io.StringIO()
+    with redirect_stdout(printed):
+        async with app.router.lifespan_context(app):
+            transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
+            async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as client:
+                answer = await client.get("/kaputt", headers={"traceparent": PARENT})
+    assert answer.status_code == 500 and "kaputt" not in answer.text
+    failed = [json.loads(line) for line in printed.getvalue().splitlines()
+              if line.startswith("{") and '"request_failed"' in line]
+    assert len(failed) == 1 and failed[0]["trace_id"] == TRACE_ID and failed[0]["route"] == "/kaputt"
+    assert "RuntimeError: kaputt" in failed[0]["exception"]
