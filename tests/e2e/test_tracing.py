@@ -29,7 +29,7 @@ from tests.conftest import Infrastructure
 from tests.e2e.client import read_log, wait_for
 
 PLUGIN = "tests.rules.tinygame"
-BOT_PAUSE = "1.0"
+BOT_PAUSE = "2.0"
 """Seconds a computer waits before its move: the player, who lays as soon as laying opens, lays first."""
 
 
@@ -124,7 +124,7 @@ def test_one_trace_id_follows_the_last_move_through_table_followup_bot_ledger_an
     last_trace, last_n = moves[-1]
     after = [event for event in events if event.n > last_n]
     assert [event.type for event in after] == [EventType.MOVE_MADE, EventType.GAME_ENDED], \
-        "the computer's lay must end the game after hers (it pauses a second before it moves)"
+        "the computer's lay must end the game after hers (it pauses two seconds before it moves)"
     bot_n, ended_n = after[0].n, after[1].n
     assert after[0].data["seat"] == 1 and after[0].data["chosen_by"] == "bot"
 
