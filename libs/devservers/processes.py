@@ -27,8 +27,10 @@ TABLE_FOLLOWUP_PORT = 8106
 WEB = "web"
 """The web front end (services/web): no NATS, no database; it reaches the others by their HTTP URLs."""
 WEB_PORT = 8100
-SPLIT_TABLE_ENV = {"table": {"TABLE_ROLES": "api"}, TABLE_FOLLOWUP: {"TABLE_ROLES": "followup,timers,archive"}}
-"""TABLE_ROLES of the two table processes `make run` and the bench start."""
+SPLIT_TABLE_ENV = {"table": {"TABLE_ROLES": "api"},
+                   TABLE_FOLLOWUP: {"TABLE_ROLES": "followup,timers,archive", "OTEL_SERVICE_NAME": TABLE_FOLLOWUP}}
+"""TABLE_ROLES of the two table processes `make run` and the bench start (and the follow-up's name on its spans,
+where they are exported, as in the Kubernetes manifests)."""
 
 
 @dataclass

@@ -11,9 +11,11 @@ from nats.aio.msg import Msg
 from nats.errors import TimeoutError as NatsTimeout
 from nats.js import JetStreamContext
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
+from opentelemetry.trace import SpanKind
 
 from libs.platform.contracts.base import Contract, ContractError
-from libs.platform.logging import CORRELATION_HEADER, correlation_id, get_logger
+from libs.platform.logging import get_logger
+from libs.platform.tracing import Traced, nats_attributes, parent_of
 
 MessageHandler = Callable[[Msg], Awaitable[None]]
 C = TypeVar("C", bound=Contract)
@@ -97,6 +99,9 @@ async def run_pull_consumer(
     computer's move): the wait ends then, and the next fetch takes the answer as soon as it is stored.
     """
     log = get_logger(consumer=durable)
+    span_name = f"process {durable}"
+    attributes = nats_attributes(subject, **{"messaging.operation.type": "process",
+                                             "messaging.consumer.group.name": durable})
     stopping = stopping if stopping is not None else asyncio.Event()
     config = ConsumerConfig(
         durable_name=durable,
@@ -113,19 +118,19 @@ async def run_pull_consumer(
     wake = wake if wake is not None else asyncio.Event()
 
     async def handle(msg: Msg) -> None:
-        token = correlation_id.set((msg.headers or {}).get(CORRELATION_HEADER))
-        try:
-            await handler(msg)
-            await msg.ack()
-        except Exception:
-            deliveries = msg.metadata.num_delivered or 1
-            if deliveries >= max_deliver:  # JetStream will not offer it again: an operator must look
-                log.exception("message_dropped", subject=msg.subject, deliveries=deliveries)
-            else:
-                log.exception("message_failed", subject=msg.subject, deliveries=deliveries)
-            await msg.nak(delay=retry_delay(deliveries))
-        finally:
-            correlation_id.reset(token)
+        # The handler's span is the child of the context the message was sent with (libs/platform/tracing.py):
+        # one trace from a move to what follows from it.
+        with Traced(span_name, SpanKind.CONSUMER, parent_of(msg.headers), attributes):
+            try:
+                await handler(msg)
+                await msg.ack()
+            except Exception:
+                deliveries = msg.metadata.num_delivered or 1
+                if deliveries >= max_deliver:  # JetStream will not offer it again: an operator must look
+                    log.exception("message_dropped", subject=msg.subject, deliveries=deliveries)
+                else:
+                    log.exception("message_failed", subject=msg.subject, deliveries=deliveries)
+                await msg.nak(delay=retry_delay(deliveries))
 
     def finished(task: asyncio.Task[None]) -> None:
         running.pop(task, None)

@@ -19,11 +19,13 @@ import nats.js.errors
 from nats.aio.client import Client as NatsClient
 from nats.aio.msg import Msg
 from nats.aio.subscription import Subscription
+from opentelemetry.trace import SpanKind
 
 from libs.platform.contracts.base import Contract, ContractError, german_reason
 from libs.platform.contracts.commands import Accepted, Command, Refused, ReplyEnvelope
 from libs.platform.contracts.subjects import by_game_subject
-from libs.platform.logging import CORRELATION_HEADER, correlation_id, get_logger, new_correlation_id
+from libs.platform.logging import get_logger
+from libs.platform.tracing import Traced, nats_attributes, parent_of, with_trace
 
 UNAVAILABLE: tuple[type[Exception], ...] = (
     nats.errors.NoRespondersError, nats.errors.TimeoutError, nats.errors.ConnectionClosedError,
@@ -168,26 +170,29 @@ async def _subscribe(nc: NatsClient, subject: str, queue: str,
     piling up tasks.
     """
     log = get_logger(subject=subject)
+    span_name, attributes = f"process {subject}", nats_attributes(subject, **{"messaging.operation.type": "process"})
     slots = asyncio.Semaphore(IN_FLIGHT)
     running = _RUNNING
 
     async def process(msg: Msg) -> None:
-        token = correlation_id.set((msg.headers or {}).get(CORRELATION_HEADER) or new_correlation_id())
+        # The command's span continues the caller's trace (its `traceparent`), so the reply's work, its log
+        # lines and what it appends share the caller's trace id.
         try:
-            try:
-                reply = msgspec.json.encode(Accepted(result=await handle(msg.data)))
-            except CommandRefused as refusal:
-                reply = msgspec.json.encode(Refused(status=refusal.status, reason=refusal.reason, code=refusal.code))
-            except UNAVAILABLE as error:  # NATS or JetStream restarting: the caller may simply try again
-                log.warning("command_unavailable", error=type(error).__name__)
-                reply = msgspec.json.encode(Refused(status=503, reason=UNAVAILABLE_REASON, code="unavailable"))
-            except Exception:
-                log.exception("command_failed")
-                reply = msgspec.json.encode(Refused(status=500, reason="Interner Fehler.", code="internal"))
-            if msg.reply:
-                await msg.respond(reply)
+            with Traced(span_name, SpanKind.SERVER, parent_of(msg.headers), attributes):
+                try:
+                    reply = msgspec.json.encode(Accepted(result=await handle(msg.data)))
+                except CommandRefused as refusal:
+                    reply = msgspec.json.encode(Refused(status=refusal.status, reason=refusal.reason,
+                                                        code=refusal.code))
+                except UNAVAILABLE as error:  # NATS or JetStream restarting: the caller may simply try again
+                    log.warning("command_unavailable", error=type(error).__name__)
+                    reply = msgspec.json.encode(Refused(status=503, reason=UNAVAILABLE_REASON, code="unavailable"))
+                except Exception:
+                    log.exception("command_failed")
+                    reply = msgspec.json.encode(Refused(status=500, reason="Interner Fehler.", code="internal"))
+                if msg.reply:
+                    await msg.respond(reply)
         finally:
-            correlation_id.reset(token)
             slots.release()
 
     async def on_request(msg: Msg) -> None:
@@ -204,10 +209,9 @@ async def _subscribe(nc: NatsClient, subject: str, queue: str,
 
 async def _send(nc: NatsClient, subject: str, data: bytes, timeout: float) -> msgspec.Raw:
     """Send a request; return the raw `result` of an accepted reply, raise CommandRefused for a refusal."""
-    # A caller without a correlation id of its own sends none: the server draws one just the same, and a
-    # request without headers spares both sides a header block (nats-py parses one per message).
-    known = correlation_id.get()
-    headers = {CORRELATION_HEADER: known} if known else None
+    # The request carries the caller's trace context (none outside a span: a request without headers spares both
+    # sides a header block, which nats-py parses per message).
+    headers = with_trace({}) or None
     msg = await nc.request(subject, data, timeout=timeout, headers=headers)
     try:
         envelope = _ENVELOPE.decode(msg.data)

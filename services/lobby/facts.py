@@ -10,6 +10,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from libs.platform.contracts.events import PlayerRegistered
 from libs.platform.contracts.subjects import PLAYER_REGISTERED, registration_msg_id
+from libs.platform.tracing import with_trace
 from services.lobby.models import Player
 
 
@@ -18,6 +19,6 @@ async def publish_registration(js: JetStreamContext, session: AsyncSession, play
     fact = PlayerRegistered(player_id=player.player_id, name=player.name,
                             registered_at=player.created_at.astimezone(UTC).isoformat().replace("+00:00", "Z"))
     await js.publish(PLAYER_REGISTERED, fact.encode(),
-                     headers={"Nats-Msg-Id": registration_msg_id(player.player_id)})
+                     headers=with_trace({"Nats-Msg-Id": registration_msg_id(player.player_id)}))
     await session.execute(update(Player).where(Player.player_id == player.player_id)
                           .values(registration_published_at=datetime.now(UTC)))

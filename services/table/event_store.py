@@ -16,6 +16,7 @@ from libs.platform.contracts.subjects import GAMES_STREAM, game_subject, team_su
 from libs.platform.envelope import Event
 from libs.platform.nats_client import last_message, next_message
 from libs.platform.rpc import UNAVAILABLE
+from libs.platform.tracing import with_trace
 
 # JetStream's answer when Nats-Expected-Last-Subject-Sequence no longer holds: another writer was first.
 WRONG_LAST_SEQUENCE = 10071
@@ -169,10 +170,11 @@ class GameLog:
         this one (then its sequence is returned) or another writer's (AppendConflict). After that the error of
         the last attempt is raised (the caller answers 503: try again).
         """
-        headers = {
+        # The trace context travels in the headers, never in the event: its bytes are hashed and signed.
+        headers = with_trace({
             "Nats-Msg-Id": msg_id,
             "Nats-Expected-Last-Subject-Sequence": str(expected_last_seq),
-        }
+        })
         payload = event.encode()
         loop = asyncio.get_running_loop()
         deadline = loop.time() + APPEND_PATIENCE

@@ -25,10 +25,11 @@ from libs.platform.contracts.subjects import (
     game_fact_subject,
 )
 from libs.platform.envelope import Event, EventType
-from libs.platform.logging import get_logger
+from libs.platform.logging import debug_enabled, get_logger
 from libs.platform.nats_client import stream_sequence
 from libs.platform.publishing import publish_patiently
 from libs.platform.service import Runtime
+from libs.platform.tracing import with_trace
 from services.table import metrics
 from services.table.games import Games, games_of
 from services.table.records import CorruptLog, GameRecord
@@ -57,7 +58,7 @@ async def follow_up_events(runtime: Runtime) -> None:
         fact = game_fact_subject(event.type)
         if fact is not None:  # the log is the outbox: ledger, lobby and leaderboard read these copies
             await publish_patiently(runtime.js, fact, msg.data, stream=GAME_FACTS_STREAM,
-                                    headers={"Nats-Msg-Id": game_fact_msg_id(event.game_id, event.n)})
+                                    headers=with_trace({"Nats-Msg-Id": game_fact_msg_id(event.game_id, event.n)}))
         try:
             record = await games.at_event(event, stream_sequence(msg))
         except CorruptLog:
@@ -69,7 +70,9 @@ async def follow_up_events(runtime: Runtime) -> None:
         if record.n != event.n or event.type == EventType.GAME_ENDED:
             return  # a later event's follow-up decides from the newer position
         if record.is_over:
-            await games.finish(event.game_id)
+            ended = await games.finish(event.game_id)
+            # Once per game, so at info: the game's end in the trace of the move that ended it.
+            get_logger(game_id=event.game_id).info("game_ended", n=ended.n)
             acted.set()
             return
         if await request_computer_moves(runtime, record):
@@ -122,9 +125,10 @@ async def request_computer_moves(runtime: Runtime, record: GameRecord) -> int:
         )
         await publish_patiently(
             runtime.js, bot_turn_subject(record.game_id), turn.encode(), stream=BOT_TURNS_STREAM,
-            headers={"Nats-Msg-Id": bot_turn_msg_id(record.game_id, record.n, seat)},
+            headers=with_trace({"Nats-Msg-Id": bot_turn_msg_id(record.game_id, record.n, seat)}),
         )
         metrics.BOT_TURNS.inc()
-        get_logger(game_id=record.game_id).debug("bot_turn_requested", seat=seat, n=record.n)
+        if debug_enabled():
+            get_logger(game_id=record.game_id).debug("bot_turn_requested", seat=seat, n=record.n)
         requested += 1
     return requested

@@ -26,7 +26,7 @@ from libs.platform.contracts.events import (
     PlayerLeft,
 )
 from libs.platform.envelope import Event, EventType, new_event
-from libs.platform.logging import get_logger
+from libs.platform.logging import debug_enabled, get_logger
 from libs.platform.private import salt_for, seal
 from libs.platform.rpc import UNAVAILABLE_REASON, CommandRefused
 from libs.platform.service import Runtime
@@ -498,9 +498,14 @@ class Games:
     async def _append(self, event: Event, expected_last_seq: int) -> int:
         started = time.perf_counter()
         try:
-            return await self._log.append(event, expected_last_seq)
+            seq = await self._log.append(event, expected_last_seq)
         finally:
             metrics.APPEND_SECONDS.observe(time.perf_counter() - started)
+        # In the trace of the request or message that made it (its trace id follows the event to the follow-up,
+        # the bots, ledger and leaderboard); what was moved is not logged: it may be a seat's secret.
+        if debug_enabled():
+            get_logger(game_id=event.game_id).debug("event_appended", n=event.n, type=event.type, seq=seq)
+        return seq
 
     async def _at_least(self, game_id: str, n: int) -> GameRecord:
         """The game at event `n` or later, as a caller that saw event `n` expects: read again while the log as read

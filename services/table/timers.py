@@ -27,6 +27,7 @@ from libs.platform.publishing import publish_patiently
 from libs.platform.rpc import CommandRefused, call
 from libs.platform.service import Runtime
 from libs.platform.table_options import GRACE_SECONDS
+from libs.platform.tracing import with_trace
 from services.table import metrics
 from services.table.games import games_of
 from services.table.records import GameRecord
@@ -74,8 +75,8 @@ async def start_clocks(runtime: Runtime, record: GameRecord) -> None:
         payload = TimerDeadline(game_id=record.game_id, seat=seat, n=started.n, deadline=at.isoformat())
         await publish_patiently(  # a schedule set twice fires twice; the deadline's check acts once
             runtime.js, timer_set_subject(record.game_id, seat), payload.encode(), stream=TIMERS_STREAM,
-            headers={"Nats-Schedule": f"@at {at.strftime('%Y-%m-%dT%H:%M:%SZ')}",
-                     "Nats-Schedule-Target": timer_fire_subject(record.game_id, seat)},
+            headers=with_trace({"Nats-Schedule": f"@at {at.strftime('%Y-%m-%dT%H:%M:%SZ')}",
+                                "Nats-Schedule-Target": timer_fire_subject(record.game_id, seat)}),
         )
         if started.n == record.n:
             metrics.CLOCKS_STARTED.inc()

@@ -3,7 +3,8 @@
 One `httpx.AsyncClient` per service (keep-alive, a bounded pool), the player's bearer token in the
 `Authorization` header (never in a URL), the browser's address passed on as `X-Forwarded-For` so the services'
 per-client limits see players rather than this service (they read it when the web service is one of their
-`TRUSTED_PROXIES`). Every refusal becomes an `ApiError` carrying the service's German reason.
+`TRUSTED_PROXIES`), the page request's trace context as `traceparent`. Every refusal becomes an `ApiError`
+carrying the service's German reason.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any
 import httpx
 
 from libs.platform.settings import Settings
+from libs.platform.tracing import with_trace
 
 SERVICES = ("lobby", "table", "leaderboard", "bot")
 UNAVAILABLE = "Der Dienst antwortet gerade nicht. Bitte versuche es gleich noch einmal."
@@ -87,7 +89,9 @@ class Api:
 
 
 def _headers(token: str | None, client_ip: str | None) -> dict[str, str]:
-    headers: dict[str, str] = {}
+    # The page request's trace context goes on (`traceparent`): a move made on a page keeps one trace id from the
+    # web service through the table to what follows it (libs/platform/tracing.py).
+    headers: dict[str, str] = with_trace({})
     if token:
         headers["Authorization"] = f"Bearer {token}"
     if client_ip:

@@ -324,7 +324,10 @@ def test_the_table_runs_as_its_api_and_a_followup_deployment_with_every_role_exa
     assert table_roles_of(table) | table_roles_of(followup) == set(TABLE_ROLES)
     # `make run` and the bench split the table the same way.
     assert SPLIT_TABLE_ENV == {"table": {"TABLE_ROLES": "api"},
-                               TABLE_FOLLOWUP: {"TABLE_ROLES": "followup,timers,archive"}}
+                               TABLE_FOLLOWUP: {"TABLE_ROLES": "followup,timers,archive",
+                                                "OTEL_SERVICE_NAME": TABLE_FOLLOWUP}}
+    # Exported spans name the follow-up apart from the API, in the cluster as on a laptop (docs/operations.md).
+    assert env_of(pod_spec(followup)["containers"][0])["OTEL_SERVICE_NAME"]["value"] == TABLE_FOLLOWUP
 
 
 def test_the_table_followup_runs_the_table_image_as_the_tables_nats_user_with_probes_and_limits() -> None:
