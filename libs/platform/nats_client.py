@@ -231,3 +231,10 @@ async def connect(servers: str | list[str], **options: Any) -> Client:
     client = Client()
     await client.connect(servers, **options)
     return client
+
+
+def stored_at(msg: Msg) -> float:
+    """Return when JetStream stored a delivered message, in seconds since the epoch, as `msg.metadata.timestamp`
+    does (same `NotJSMessageError` for a message that is not one), from the ack subject's token alone."""
+    tokens = Msg.Metadata._get_metadata_fields(msg.reply)
+    return int(tokens[7] if len(tokens) == _V1_TOKEN_COUNT else tokens[Msg.Ack.Timestamp]) / 1_000_000_000

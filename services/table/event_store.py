@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import msgspec
@@ -129,26 +130,32 @@ class GameLog:
         finally:
             await replies.unsubscribe()
 
-    async def append(self, event: Event, expected_last_seq: int) -> int:
+    async def append(self, event: Event, expected_last_seq: int,
+                     headers_for: Callable[[bytes], dict[str, str]] | None = None) -> int:
         """Append `event` if the game's log still ends at `expected_last_seq`; return its sequence.
 
         Raises AppendConflict when another writer appended first. A retried append of the same event
-        (same Nats-Msg-Id) is stored once.
+        (same Nats-Msg-Id) is stored once. `headers_for` gives headers to store beside the event, from its
+        stored bytes (the follow-up's hint: followup_hints.py); they are no part of the event.
         """
-        return await self._append_to(game_subject(event.game_id), event, event.msg_id, expected_last_seq)
+        return await self._append_to(game_subject(event.game_id), event, event.msg_id, expected_last_seq, headers_for)
 
     async def append_team(self, event: Event, team: int, msg_id: str, expected_last_seq: int) -> int:
         """Append a team-log entry if that team log still ends at `expected_last_seq`; return its sequence
         (AppendConflict when another writer was first)."""
         return await self._append_to(team_subject(event.game_id, team), event, msg_id, expected_last_seq)
 
-    async def _append_to(self, subject: str, event: Event, msg_id: str, expected_last_seq: int) -> int:
+    async def _append_to(self, subject: str, event: Event, msg_id: str, expected_last_seq: int,
+                         headers_for: Callable[[bytes], dict[str, str]] | None = None) -> int:
+        data = event.encode()
         headers = {
             "Nats-Msg-Id": msg_id,
             "Nats-Expected-Last-Subject-Sequence": str(expected_last_seq),
         }
+        if headers_for is not None:
+            headers.update(headers_for(data))
         try:
-            ack = await self._js.publish(subject, event.encode(), headers=headers, stream=GAMES_STREAM)
+            ack = await self._js.publish(subject, data, headers=headers, stream=GAMES_STREAM)
         except APIError as error:
             if error.err_code == WRONG_LAST_SEQUENCE:
                 raise AppendConflict(str(error)) from error
