@@ -206,3 +206,20 @@ async def test_an_event_whose_hint_is_not_the_tables_own_is_folded_and_the_clock
     assert [(made_move.data["seat"], made_move.data["chosen_by"]) for made_move in made[:2]] == [
         (0, "player"), (1, "timeout")]
     assert hints(outcome) >= before + 2  # the start and Anna's move, each folded
+
+
+async def test_when_a_human_leaves_the_follow_up_folds_again_and_the_computer_plays_on_for_the_seat(
+        table: httpx.AsyncClient, nc: NatsClient) -> None:
+    game_id = await start(nc, think_time=None)
+    view = (await table.get(f"/games/{game_id}/view", headers=auth(ANNA))).json()
+    assert (await table.post(f"/games/{game_id}/moves", headers=auth(ANNA),
+                             json={"move": view["legal_moves"][0]})).status_code == 200
+    # The follow-up acted on the hints so far and holds no copy of the game; Bert's departure carries no hint.
+    assert (await table.post(f"/games/{game_id}/leave", headers=auth(BERT))).status_code == 200
+    await wait_for_moves(nc, game_id, 2)  # the computer's move for Bert, asked for by a follow-up that folded
+    view = (await table.get(f"/games/{game_id}/view", headers=auth(ANNA))).json()
+    assert (await table.post(f"/games/{game_id}/moves", headers=auth(ANNA),
+                             json={"move": view["legal_moves"][0], "expected_n": view["n"]})).status_code == 200
+    made = await wait_for_moves(nc, game_id, 4)
+    assert [(move.data["seat"], move.data["chosen_by"]) for move in made[:4]] == [
+        (0, "player"), (1, "departed"), (0, "player"), (1, "departed")]
