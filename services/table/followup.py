@@ -32,9 +32,10 @@ from libs.platform.contracts.subjects import (
 )
 from libs.platform.envelope import Event, EventType
 from libs.platform.logging import get_logger
-from libs.platform.nats_client import stored_at, stream_sequence
+from libs.platform.nats_client import delivery, stream_sequence
 from libs.platform.service import Runtime
 from services.table import metrics
+from services.table.followup_hints import HEADER as HINT_HEADER
 from services.table.followup_hints import HintRefused
 from services.table.games import Games, games_of
 from services.table.records import CorruptLog, GameRecord
@@ -92,10 +93,11 @@ async def follow_up_events(runtime: Runtime) -> None:
 
 
 class FollowedOnHints:
-    """Per game, the latest event this replica acted on from its hint alone (it holds no record of those games):
-    an older event handed over later (a redelivery, a batch taken out of order) is then overtaken. Bounded like the
-    games' cache; a game forgotten here is a game whose older events' hints are too old to be used anyway, or
-    whose record a fold rebuilds."""
+    """Per game, the latest event this replica acted on from its hint alone (it holds no record of those games), so
+    that an older event of the game handled after it is overtaken, as one its cached record has passed. (Events
+    reach a replica in the log's order and their handlers start in that order; a redelivery, which may come late
+    and from another replica's share, is folded instead: `follow_hint`.) Bounded to the `size` games most recently
+    acted on."""
 
     def __init__(self, size: int = 20_000) -> None:
         self._latest: OrderedDict[str, int] = OrderedDict()
@@ -120,11 +122,17 @@ async def follow_hint(runtime: Runtime, games: Games, followed: FollowedOnHints,
 
     A hinted event leaves nothing for the follow-up to do but copy a GameStarted onto GAME_FACTS and start the
     clocks the hint names: no computer plays at the game, and the game goes on after it; its snapshot (every 16th
-    event) is kept by the table that appended it.
+    event) is kept by the table that appended it. A redelivered event is folded whatever its hint: it may come after
+    later events of its game were handled by another replica, whose acting this one does not know of, and the fold
+    reads the game to the log's end, so a stale event sets no clock.
     """
     game_id, n = position
+    stored_at, deliveries = delivery(msg)
+    if deliveries > 1 and (msg.headers or {}).get(HINT_HEADER) is not None:
+        metrics.FOLLOWUP_HINTS.labels("redelivered").inc()
+        return False
     try:
-        hint = games.hints.read(msg.headers, game_id, n, msg.data, stored_at(msg))
+        hint = games.hints.read(msg.headers, game_id, n, msg.data, stored_at)
     except HintRefused as refused:
         metrics.FOLLOWUP_HINTS.labels(refused.reason).inc()
         log = get_logger(game_id=game_id)

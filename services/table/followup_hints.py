@@ -7,12 +7,12 @@ into the appended message's header `Speed-Followup`, and the follow-up acts on i
 (docs/architecture.md, "Hints for the follow-up"). The event itself (hashed, signed, audited, archived) is not
 touched: a header is no part of it, and nothing but the follow-up reads it.
 
-Correctness never rests on a hint. The follow-up folds, as before, every event whose hint is missing, is of
-another format, names a key it has no private half of, does not carry the table's MAC over this very message
-(the game, the event's number and its stored bytes), or was stored more than `MAX_AGE_SECONDS` after the event
-was written (a copy of an old message stored again: within the stream's two-minute de-duplication window the
-server refuses the copy itself). The MAC's key is derived from the table's signing key (`Keyring.derived_key`),
-a secret every table replica holds and no other writer has.
+Correctness never rests on a hint. The follow-up folds, as before, every redelivered event and every event whose
+hint is missing, is of another format, names a key it has no private half of, does not carry the table's MAC over
+this very message (the game, the event's number and its stored bytes), or was stored more than `MAX_AGE_SECONDS`
+after the event was written (a copy of an old message stored again: within the stream's two-minute de-duplication
+window the server refuses the copy itself). The MAC's key is derived from the table's signing key
+(`Keyring.derived_key`), a secret every table replica holds and no other writer has.
 """
 
 from __future__ import annotations
