@@ -37,7 +37,7 @@ from services.bot.app import create_app as bot_app
 from services.table import metrics
 from services.table.app import create_app
 from services.table.event_store import GameLog
-from services.table.followup_hints import FollowupHint, HintSeal
+from services.table.followup_hints import HEADER, FollowupHint, HintSeal
 from services.table.games import Games
 from services.table.seeds import SeedSource
 from services.table.snapshots import SNAPSHOT_EVERY, Snapshots, thaw
@@ -128,6 +128,8 @@ async def test_a_whole_human_game_ends_with_its_facts_and_the_tables_snapshots(
 
     log = await stored_log(nc, game_id)
     assert Event.decode(log[-1].data or b"").type == EventType.GAME_ENDED
+    # Every event carries the hint but the move that ended the game and GameEnded: those the follow-up folds.
+    assert [HEADER in (stored.headers or {}) for stored in log] == [True] * (len(log) - 2) + [False, False]
     assert [fact.subject for fact in await facts_after(nc, facts_before, game_id)] == [GAME_STARTED_FACT,
                                                                                        GAME_ENDED_FACT]
     # To end it, the follow-up started from the table's snapshot instead of folding the whole game.
@@ -223,3 +225,17 @@ async def test_when_a_human_leaves_the_follow_up_folds_again_and_the_computer_pl
     made = await wait_for_moves(nc, game_id, 4)
     assert [(move.data["seat"], move.data["chosen_by"]) for move in made[:4]] == [
         (0, "player"), (1, "departed"), (0, "player"), (1, "departed")]
+
+
+async def test_a_game_with_a_computer_carries_no_hints_and_is_followed_up_by_folding(
+        table: httpx.AsyncClient, nc: NatsClient) -> None:
+    result = await request(nc, TABLE_START, {"game": "speedmosaik", "settings": {}, "platform": {"think_time": 30},
+                                             "seats": [HUMANS[0], {"kind": "bot", "level": "easy"}]})
+    game_id = str(result["game_id"])
+    view = (await table.get(f"/games/{game_id}/view", headers=auth(ANNA))).json()
+    assert (await table.post(f"/games/{game_id}/moves", headers=auth(ANNA),
+                             json={"move": view["legal_moves"][0]})).status_code == 200
+    made = await wait_for_moves(nc, game_id, 3)  # the computer answers; then Anna's clock runs out
+    assert [(move.data["seat"], move.data["chosen_by"]) for move in made[:3]] == [
+        (0, "player"), (1, "bot"), (0, "timeout")]
+    assert not any(HEADER in (stored.headers or {}) for stored in await stored_log(nc, game_id))
