@@ -24,6 +24,7 @@ import json
 import random
 import statistics
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -81,7 +82,8 @@ class MemoryLog(GameLog):
         return [StoredEvent(seq=seq, event=Event.decode(body))
                 for seq, body in self._subjects.get(game_id, []) if seq > after_seq]
 
-    async def append(self, event: Event, expected_last_seq: int) -> int:
+    async def append(self, event: Event, expected_last_seq: int,
+                     headers_for: Callable[[bytes], dict[str, str]] | None = None) -> int:
         if await self.last_sequence(event.game_id) != expected_last_seq:
             raise AppendConflict("wrong last sequence")
         self._seq += 1

@@ -33,7 +33,7 @@ from __future__ import annotations
 import asyncio
 import re
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 from nats import errors
 from nats.aio.client import Client as _NatsPyClient
@@ -240,3 +240,22 @@ async def connect(servers: str | list[str], **options: Any) -> Client:
     client = Client()
     await client.connect(server_list(servers), **options)
     return client
+
+
+
+class Delivery(NamedTuple):
+    """What a JetStream delivery's ack subject says besides its sequence."""
+
+    stored_at: float
+    """When the stream stored the message, in seconds since the epoch (`msg.metadata.timestamp`)."""
+    deliveries: int
+    """How often it has been delivered, this time included (`msg.metadata.num_delivered`): 1 on first delivery."""
+
+
+def delivery(msg: Msg) -> Delivery:
+    """Return when a delivered message was stored and how often it has been delivered, as `msg.metadata` does (same
+    `NotJSMessageError` for a message that is not one), from the ack subject's tokens alone."""
+    tokens = Msg.Metadata._get_metadata_fields(msg.reply)
+    if len(tokens) == _V1_TOKEN_COUNT:
+        return Delivery(int(tokens[7]) / 1_000_000_000, int(tokens[4]))
+    return Delivery(int(tokens[Msg.Ack.Timestamp]) / 1_000_000_000, int(tokens[Msg.Ack.NumDelivered]))

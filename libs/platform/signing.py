@@ -38,7 +38,9 @@ from pathlib import Path
 from typing import Any
 
 from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 from cryptography.hazmat.primitives.serialization import Encoding, NoEncryption, PrivateFormat, PublicFormat
 
 from libs.platform.envelope import Event
@@ -132,6 +134,7 @@ class Keyring:
     active: str
     keys: dict[str, PublicKey]
     _signers: dict[str, Ed25519PrivateKey] = field(default_factory=dict, repr=False)
+    _derived: dict[tuple[str, bytes], bytes] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         if self.active not in self._signers:
@@ -202,6 +205,20 @@ class Keyring:
         the entry is team `team`'s log's, `signed_message`)."""
         signature = self._active_key.sign(signed_message(game_id, n, event_hash, team))
         return {"kid": self.active, "sig": signature.hex()}
+
+    def derived_key(self, kid: str, purpose: bytes) -> bytes | None:
+        """Return a 32-byte secret for `purpose`, derived (HKDF-SHA256) from the private half of key `kid`; None when
+        the ring holds no private half of that key. Every table replica with that key derives the same secret, and
+        nothing derived for one purpose tells anything about the key or another purpose's secret."""
+        derived = self._derived.get((kid, purpose))
+        if derived is None:
+            signer = self._signers.get(kid)
+            if signer is None:
+                return None
+            seed = signer.private_bytes(Encoding.Raw, PrivateFormat.Raw, NoEncryption())
+            derived = HKDF(algorithm=hashes.SHA256(), length=32, salt=None, info=purpose).derive(seed)
+            self._derived[(kid, purpose)] = derived
+        return derived
 
     def signed(self, event: Event, team: int | None = None) -> Event:
         """Return `event` with its signature (``sig``) beside its hash (`team`: an entry of that team's log)."""

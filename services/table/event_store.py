@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import msgspec
@@ -147,20 +148,23 @@ class GameLog:
         finally:
             await replies.unsubscribe()
 
-    async def append(self, event: Event, expected_last_seq: int) -> int:
+    async def append(self, event: Event, expected_last_seq: int,
+                     headers_for: Callable[[bytes], dict[str, str]] | None = None) -> int:
         """Append `event` if the game's log still ends at `expected_last_seq`; return its sequence.
 
         Raises AppendConflict when another writer appended first. A retried append of the same event
-        (same Nats-Msg-Id) is stored once.
+        (same Nats-Msg-Id) is stored once. `headers_for` gives headers to store beside the event, from its
+        stored bytes (the follow-up's hint: followup_hints.py); they are no part of the event.
         """
-        return await self._append_to(game_subject(event.game_id), event, event.msg_id, expected_last_seq)
+        return await self._append_to(game_subject(event.game_id), event, event.msg_id, expected_last_seq, headers_for)
 
     async def append_team(self, event: Event, team: int, msg_id: str, expected_last_seq: int) -> int:
         """Append a team-log entry if that team log still ends at `expected_last_seq`; return its sequence
         (AppendConflict when another writer was first)."""
         return await self._append_to(team_subject(event.game_id, team), event, msg_id, expected_last_seq)
 
-    async def _append_to(self, subject: str, event: Event, msg_id: str, expected_last_seq: int) -> int:
+    async def _append_to(self, subject: str, event: Event, msg_id: str, expected_last_seq: int,
+                         headers_for: Callable[[bytes], dict[str, str]] | None = None) -> int:
         """Store `event` on `subject` if it still ends at `expected_last_seq`: exactly once, also when JetStream
         cannot answer for a while (a leader election, the connection's node lost).
 
@@ -168,7 +172,8 @@ class GameLog:
         Nats-Msg-Id, same expected sequence) for up to APPEND_PATIENCE seconds; once JetStream answers that the
         id is taken or the subject moved on, the event stored right after `expected_last_seq` tells whether it is
         this one (then its sequence is returned) or another writer's (AppendConflict). After that the error of
-        the last attempt is raised (the caller answers 503: try again).
+        the last attempt is raised (the caller answers 503: try again). `headers_for` adds headers computed from the
+        event's bytes (the follow-up's sealed hint).
         """
         # The trace context travels in the headers, never in the event: its bytes are hashed and signed.
         headers = with_trace({
@@ -176,6 +181,8 @@ class GameLog:
             "Nats-Expected-Last-Subject-Sequence": str(expected_last_seq),
         })
         payload = event.encode()
+        if headers_for is not None:
+            headers.update(headers_for(payload))
         loop = asyncio.get_running_loop()
         deadline = loop.time() + APPEND_PATIENCE
         unanswered = False  # an earlier attempt got no answer: it may be stored

@@ -33,10 +33,12 @@ from libs.platform.service import Runtime
 from libs.platform.team_log import SideMove, side_event, team_msg_id
 from libs.rules import ConfigError, IllegalMove, registry
 from libs.rules.engine import Step, audience_of
+from libs.rules.evolve import evolve
 from libs.rules.registry import UnknownRules
 from services.table import metrics
 from services.table.archive import Archive
 from services.table.event_store import AppendConflict, GameLog, StoredEvent
+from services.table.followup_hints import FollowupHint, HintSeal, hint_after_move, hint_after_start
 from services.table.modes import checked_mode, ended_fields
 from services.table.records import (
     CorruptLog,
@@ -48,7 +50,7 @@ from services.table.records import (
     replay,
 )
 from services.table.seeds import SeedSource, commitment
-from services.table.snapshots import NoSnapshots, Snapshots
+from services.table.snapshots import SNAPSHOT_EVERY, NoSnapshots, Snapshots
 
 CHOSEN_BY = ("player", "bot", "timeout", "departed")
 SEAT_KINDS = ("human", "bot")
@@ -119,6 +121,8 @@ class Appended:
     before: GameRecord
     stored: StoredEvent
     applied: Step | None = None
+    hinted: bool = False
+    """Stored with a hint for the follow-up, which then does not fold it (nor write its snapshot: see `Games`)."""
 
     @property
     def game_id(self) -> str:
@@ -143,7 +147,8 @@ class Games:
 
     def __init__(self, log: GameLog, seeds: SeedSource, cache_size: int = 5000,
                  archive: Archive | None = None, snapshots: Snapshots | None = None,
-                 keyring: signing.Keyring | None = None, purge_grace: float = 0.0) -> None:
+                 keyring: signing.Keyring | None = None, purge_grace: float = 0.0,
+                 hints: HintSeal | None = None) -> None:
         self._log = log
         self._quiet_trust = purge_grace / 2
         """Seconds after a game was last seen at the log's end during which a read may ask only "anything newer?"
@@ -160,6 +165,9 @@ class Games:
         self._unfolded: dict[str, Appended] = {}  # appended and answered, folded on at the next loop rounds
         self._locks: dict[str, asyncio.Lock] = {}
         self._cache_size = cache_size
+        self._hints = hints if hints is not None else HintSeal(keyring)
+        """Seals the hints beside this table's events and opens those its follow-up reads (from the signing keys)."""
+        self._saving: set[asyncio.Task[None]] = set()  # snapshots being stored after a hinted event
 
     # ---- reading ----------------------------------------------------------------------------------
     async def load(self, game_id: str) -> GameRecord:
@@ -171,6 +179,19 @@ class Games:
     def cached(self, game_id: str) -> GameRecord | None:
         """Return the cached record of a game, if this replica holds one (it may be behind the log)."""
         return self._current(game_id)
+
+    def forget(self, game_id: str) -> None:
+        """Drop the game's cached record: one that has fallen behind for good (the follow-up acts on hints instead
+        of folding), so that a later read starts from the game's latest snapshot rather than folding on from it."""
+        self._cache.pop(game_id, None)
+        self._confirmed.pop(game_id, None)
+        self._unfolded.pop(game_id, None)
+        metrics.CACHED_GAMES.set(len(self._cache))
+
+    @property
+    def hints(self) -> HintSeal:
+        """The seal of the hints this table writes beside its events and its follow-up reads (followup_hints.py)."""
+        return self._hints
 
     async def at_event(self, event: Event, seq: int) -> GameRecord:
         """Return the game at least as far as `event` (stored at stream sequence `seq`).
@@ -275,14 +296,17 @@ class Games:
                 seed_reveal_at=chosen.seed_reveal_at if chosen.seed_reveal_at is not None else msgspec.UNSET,
             ).to_data(),
         ))
+        # The game as it begins, before the append: the follow-up's hint is written from it.
+        first = begin(StoredEvent(seq=0, event=_as_stored(event)))
+        hint = hint_after_start(first, event) if self._hints.is_sealing else None
         async with self._lock(game_id):
             sent = time.monotonic()
             try:
-                seq = await self._append(event, expected_last_seq=0)
+                seq = await self._append(event, expected_last_seq=0, hint=hint)
             except AppendConflict as error:
                 raise CommandRefused(409, f"Die Partie {game_id} gibt es schon.", "game_exists") from error
             self._confirmed[game_id] = sent
-            record = begin(StoredEvent(seq=seq, event=_as_stored(event)))
+            record = evolve(first, last_seq=seq)
             self._remember(record)
         metrics.GAMES_STARTED.labels(module.game).inc()
         return record
@@ -423,9 +447,12 @@ class Games:
         """Append the event after `record` and return it as stored; None if another writer appended first."""
         event = self._signed(new_event(game_id=record.game_id, n=record.n + 1, type=event_type, actor=actor,
                                        rules=record.module.rules_id, prev=record.last_hash, data=data))
+        hint = None
+        if applied is not None and event_type == EventType.MOVE_MADE and self._hints.is_sealing:
+            hint = hint_after_move(record, applied.position, event)
         sent = time.monotonic()
         try:
-            seq = await self._append(event, expected_last_seq=record.last_seq)
+            seq = await self._append(event, expected_last_seq=record.last_seq, hint=hint)
         except AppendConflict:
             # Another writer was first: the next read must look for its event, not trust a "nothing newer" (on a
             # cluster a lagging replica of the stream may still say so).
@@ -434,7 +461,8 @@ class Games:
         self._confirmed[record.game_id] = sent  # the log ended with this very event when it was stored
         if event_type == EventType.GAME_ENDED:
             event = _as_stored(event)  # its outcome is kept whole in the record (a move's effects are packed)
-        return Appended(before=record, stored=StoredEvent(seq=seq, event=event), applied=applied)
+        return Appended(before=record, stored=StoredEvent(seq=seq, event=event), applied=applied,
+                        hinted=hint is not None)
 
     async def _append_side(self, record: GameRecord, team: tuple[int, ...], seat: int, move: dict[str, Any],
                            actor: str, chosen_by: str, applied: Step) -> GameRecord | None:
@@ -495,10 +523,15 @@ class Games:
             side = await self._archive.team_events(game_id)
         return replay(events, side)
 
-    async def _append(self, event: Event, expected_last_seq: int) -> int:
+    async def _append(self, event: Event, expected_last_seq: int, hint: FollowupHint | None = None) -> int:
         started = time.perf_counter()
         try:
-            seq = await self._log.append(event, expected_last_seq)
+            if hint is None:
+                seq = await self._log.append(event, expected_last_seq)
+            else:
+                seal = self._hints
+                seq = await self._log.append(event, expected_last_seq,
+                                             lambda data: seal.headers(hint, event.game_id, event.n, data))
         finally:
             metrics.APPEND_SECONDS.observe(time.perf_counter() - started)
         # In the trace of the request or message that made it (its trace id follows the event to the follow-up,
@@ -619,7 +652,18 @@ class Games:
         """Fold `appended` on (raising what folding raises) and return the game after it."""
         after = appended.fold()
         self._remember(after)
+        self._snapshot_if_due(appended, after)
         return after
+
+    def _snapshot_if_due(self, appended: Appended, after: GameRecord) -> None:
+        """Store a snapshot of `after` in the background when its event is a 16th and was hinted: the follow-up
+        does not fold a hinted event, so the table that appended it, which just folded it, keeps the snapshot
+        (docs/snapshots.md). Unhinted events' snapshots stay the follow-up's, which folds them."""
+        if not appended.hinted or appended.n % SNAPSHOT_EVERY:
+            return
+        task = asyncio.get_running_loop().create_task(self.keep_snapshot(after))
+        self._saving.add(task)
+        task.add_done_callback(self._saving.discard)
 
     def _fold_after_reply(self, appended: Appended) -> None:
         """Fold `appended` on two rounds of the loop from now: the next round writes the reply that reports it
@@ -635,7 +679,9 @@ class Games:
         if appended is None or self._cache.get(game_id) is not appended.before:
             return  # folded already, or the game left the cache: a later read folds the log on
         try:
-            self._remember(appended.fold())
+            after = appended.fold()
+            self._remember(after)
+            self._snapshot_if_due(appended, after)
         except CorruptLog:
             # Our own event does not fold on (a rule module's bug): forget the game, so that the next read
             # rebuilds it from the log and reports the corruption there.

@@ -17,6 +17,13 @@ SNAPSHOT_LOADS = Counter("speed_table_snapshot_loads_total",
                          "Cold games a snapshot was looked up for, by outcome (used, missing, behind_log, "
                          "other_code, unreadable, unreachable)", ["outcome"])
 SNAPSHOTS_WRITTEN = Counter("speed_table_snapshots_written_total", "Snapshots of folded games stored")
+FOLLOWUP_HINTS = Counter("speed_table_followup_hints_total",
+                         "Events the follow-up handled, by what their hint from the table did (used: acted on "
+                         "without folding; overtaken: a later event was acted on already; none: no hint, folded; "
+                         "redelivered: folded whatever its hint; unknown_key, bad_mac, too_old, malformed: refused, "
+                         "folded)", ["outcome"])
+for _outcome in ("used", "overtaken", "none", "redelivered", "unknown_key", "bad_mac", "too_old", "malformed"):
+    FOLLOWUP_HINTS.labels(_outcome)  # every series from the start, at 0: a refused hint is a rise from 0
 CACHED_GAMES = Gauge("speed_table_cached_games", "Games held in this replica's cache")
 LIVE_STREAMS = Gauge("speed_table_live_streams", "Open live-update connections")
 BOT_TURNS = Counter("speed_table_bot_turns_requested_total", "Decisions handed to the computer players")

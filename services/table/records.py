@@ -237,7 +237,7 @@ class GameRecord:
                     raise CorruptLog(f"game {self.game_id}: event {event.n} cannot be replayed ({error})") from error
             changes.update(position=applied.position,
                            effects_json=_pack(applied.effects) if keep_effects else _NO_EFFECTS,
-                           clocks=_clocks_after(applied.position, event, self.clocks))
+                           clocks=clocks_after(applied.position, event, self.clocks))
         elif event.type == EventType.PLAYER_LEFT:
             changes["left"] = self.left | {int(event.data["seat"])}
             if event.data.get("with_other_humans"):
@@ -323,7 +323,7 @@ def fold_merged(record: GameRecord, events: list[StoredEvent], side: list[Stored
     return record
 
 
-def _clocks_after(position: Position, event: Event,
+def clocks_after(position: Position, event: Event,
                   before: tuple[ClockStart | None, ...] = ()) -> tuple[ClockStart | None, ...]:
     """Return, per seat, the event its must-act decision began with, once `event` led to `position`.
 
@@ -376,7 +376,7 @@ def begin(stored: StoredEvent) -> GameRecord:
                       platform=PlatformSettings.from_data(data.get("platform") or {}), seed_hex=seed,
                       seed_commitment=data.get("seed_commitment"), table_id=data.get("table_id"),
                       mode=_mode_of(data.get("mode")), seed_reveal_at=_shared(data.get("seed_reveal_at")),
-                      clocks=_clocks_after(position, event), team_logs=team_logs)
+                      clocks=clocks_after(position, event), team_logs=team_logs)
 
 
 def _mode_of(data: Any) -> GameMode | None:

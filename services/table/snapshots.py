@@ -11,7 +11,8 @@ so a snapshot cannot go stale: at worst it is behind, and the tail is folded on.
   before the tail is folded on (`Games._thaw`); anything else and the game is folded from the log;
 - reading one admits only the classes of those modules (`_Unpickler.find_class`), never a callable.
 
-The table's follow-up writes them (`followup.py`): every `SNAPSHOT_EVERY` (16) events and at GameEnded. The audit,
+Written every `SNAPSHOT_EVERY` (16) events and at GameEnded: in a game of humans by the table that appended the
+event (`Games`: the follow-up acts on its hint without folding it), else by the follow-up (`followup.py`). The audit,
 the replay endpoint and the export never read them: they fold the log.
 """
 
@@ -45,7 +46,7 @@ SNAPSHOT_FORMAT = b"GSN1"
 _PICKLE_AT = len(SNAPSHOT_FORMAT) + hashlib.sha256().digest_size
 """Where the compressed pickle begins: after the format mark and the fingerprint."""
 SNAPSHOT_EVERY = 16
-"""Events between two snapshots of a running game: a cold replica folds at most 15 on (under 1 ms); the follow-up
+"""Events between two snapshots of a running game: a cold replica folds at most 15 on (under 1 ms); the writer
 freezes a record (~200–300 µs) once per 16 events."""
 PICKLE_PROTOCOL = 5
 READ_TIMEOUT = 5.0

@@ -8,6 +8,7 @@ one decision for the player, who keeps the seat, and the log marks the move `cho
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import UTC, datetime, timedelta
 
 from libs.platform.clock import Clock as PlatformClock
@@ -30,7 +31,7 @@ from libs.platform.table_options import GRACE_SECONDS
 from libs.platform.tracing import with_trace
 from services.table import metrics
 from services.table.games import games_of
-from services.table.records import GameRecord
+from services.table.records import ClockStart, GameRecord
 
 TIMEOUT_LEVEL = "normal"
 
@@ -59,26 +60,35 @@ async def start_clocks(runtime: Runtime, record: GameRecord) -> None:
     decision began with, whose follow-up may be overtaken by a later event (a PlayerLeft appended before it
     ran) and then skips it: such a decision would otherwise wait for ever.
     """
-    think_time = record.platform.think_time  # None: "ohne", no clock
-    if think_time is None or record.ended is not None:
+    if record.ended is not None or record.platform.think_time is None:
+        return
+    clocks = [(seat, started) for seat, started in enumerate(record.clocks)
+              if started is not None and not record.is_computer_seat(seat)]
+    await schedule_clocks(runtime, record.game_id, record.n, record.platform.think_time, clocks)
+
+
+async def schedule_clocks(runtime: Runtime, game_id: str, n: int, think_time: int | None,
+                          clocks: Iterable[tuple[int, ClockStart]]) -> None:
+    """Schedule the deadline of each (human seat, start of its decision) of `clocks` at event `n` of the game, with
+    `think_time` seconds per decision (None: "ohne", no clock): what `start_clocks` does from a folded game, and
+    the follow-up from the table's hint (followup_hints.py) without one."""
+    if think_time is None:
         return
     clock = clock_of(runtime)
     real_now = datetime.now(UTC)
     behind = clock.now() - real_now  # the table's clock may run behind the log's (tests shift it)
-    for seat, started in enumerate(record.clocks):
-        if started is None or record.is_computer_seat(seat):
-            continue
+    for seat, started in clocks:
         deadline = started.began + behind + timedelta(seconds=think_time + GRACE_SECONDS)
         # Schedules have second resolution: round up, so nobody loses part of a second; and never into
         # the past (a follow-up late after an outage): then the computer decides in a second.
         at = (max(deadline, real_now) + timedelta(seconds=1)).replace(microsecond=0)
-        payload = TimerDeadline(game_id=record.game_id, seat=seat, n=started.n, deadline=at.isoformat())
+        payload = TimerDeadline(game_id=game_id, seat=seat, n=started.n, deadline=at.isoformat())
         await publish_patiently(  # a schedule set twice fires twice; the deadline's check acts once
-            runtime.js, timer_set_subject(record.game_id, seat), payload.encode(), stream=TIMERS_STREAM,
+            runtime.js, timer_set_subject(game_id, seat), payload.encode(), stream=TIMERS_STREAM,
             headers=with_trace({"Nats-Schedule": f"@at {at.strftime('%Y-%m-%dT%H:%M:%SZ')}",
-                                "Nats-Schedule-Target": timer_fire_subject(record.game_id, seat)}),
+                                "Nats-Schedule-Target": timer_fire_subject(game_id, seat)}),
         )
-        if started.n == record.n:
+        if started.n == n:
             metrics.CLOCKS_STARTED.inc()
 
 

@@ -177,6 +177,19 @@ def test_rotation_signs_with_the_new_key_and_keeps_the_old_ones_published() -> N
     assert kept.to_json()["keys"][0]["private_key"] == old.to_json()["keys"][0]["private_key"]
 
 
+def test_every_replica_with_a_key_derives_the_same_secret_per_purpose_and_none_without_its_private_half() -> None:
+    ring = Keyring.generate()
+    replica = Keyring.from_json(ring.to_json())  # another table process reading the same key file
+    secret = ring.derived_key(ring.active, b"speed-followup-hint/1")
+    assert secret is not None and len(secret) == 32
+    assert replica.derived_key(ring.active, b"speed-followup-hint/1") == secret
+    assert ring.derived_key(ring.active, b"another purpose") != secret
+    assert Keyring.generate().derived_key(ring.active, b"speed-followup-hint/1") is None  # a key it does not know
+    retired = Keyring.from_json(rotated(ring.to_json()))  # the old key keeps its public half only
+    assert retired.derived_key(ring.active, b"speed-followup-hint/1") is None
+    assert secret.hex() not in json.dumps(ring.to_json())  # not the private key: the secret tells nothing of it
+
+
 def test_the_key_file_is_generated_once_for_its_owner_only(tmp_path: Path) -> None:
     path = ensure_key_file(tmp_path / "keys" / "table-signing.json")
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
