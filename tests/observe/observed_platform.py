@@ -122,7 +122,8 @@ def observed_platform(root: Path) -> Iterator[ObservedPlatform]:
 # ---- the web pages, as a browser uses them (plain HTTP) ------------------------------------------------------
 
 CSRF = re.compile(r'name="csrf" value="([0-9a-f]{64})"')
-MOVE_BUTTON = re.compile(r"hx-vals='([^']+)'")
+MOVE_BUTTON = re.compile(r"""hx-vals=(?:'([^']+)'|"([^"]+)")""")
+"""A move button's values: the shell's list quotes them with ', a board's buttons (e.g. Speedmosaik's) with "."""
 
 
 def web_guest(client: httpx.Client, name: str) -> str:
@@ -148,7 +149,7 @@ def web_move(client: httpx.Client, csrf: str, game_id: str, timeout: float = 30.
     while time.monotonic() < deadline:
         found = MOVE_BUTTON.search(client.get(f"/spiel/{game_id}").text)
         if found:
-            values: dict[str, Any] = json.loads(html.unescape(found.group(1)))
+            values: dict[str, Any] = json.loads(html.unescape(found.group(1) or found.group(2)))
             answer = client.post(f"/spiel/{game_id}/zug", data={"move": values["move"], "n": str(values["n"])},
                                  headers={"HX-Request": "true", "X-CSRF-Token": csrf})
             assert answer.status_code == 200, answer.text

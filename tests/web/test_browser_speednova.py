@@ -104,6 +104,10 @@ def test_speednova_for_two_played_to_the_end_by_clicking_on_the_board(browser: A
         page.locator("#board button.tile").first.focus()
         page.keyboard.press("Enter")
         page.locator("#board .nova-choice").wait_for()
+        # htmx wires a swapped-in element only once the swap has settled (then it carries htmx's internal data):
+        # a key pressed before that is a click nobody hears (on a busy machine it was, now and then).
+        page.wait_for_function("() => { const cell = document.querySelector('#board g.cell.pick[hx-get]'); "
+                               "return cell !== null && cell['htmx-internal-data'] !== undefined; }")
         page.locator("#board g.cell.pick[hx-get]").first.focus()
         page.keyboard.press("Enter")
         page.locator("#board g.cell.pick[hx-post]").first.wait_for()
