@@ -13,8 +13,10 @@
    projection's own code, `projection.read_finished_game` → `projection.rated_game_of` →
    `rating_projection.rate_games`, into a real PostgreSQL (throwaway, started here, migrated), 1,000 games per
    transaction, each batch's events decoded from their bytes inside the timed part. Target: under 60 s. Also
-   measured, not gated: the same path one game per transaction (as the live consumer does) for 1,000 games,
-   and a game that arrives 1,000 games late (the list is rewound and those games rated again).
+   measured, not gated: the live consumer's whole projection (results, standings, badges, ratings) one game per
+   transaction (as before the consumer took batches) and PROJECTION_BATCH games per transaction (as it does),
+   4 alternating rounds of 320 games each: wall time, this process's CPU and PostgreSQL's per game; and a game
+   that arrives 1,000 games late (the list is rewound and those games rated again).
 
 The luck per game is an assumption, not a measurement: Speedmosaik and Speednova little (0.5: open
 information, deterministic after the draw), Speedkoi more (0.8: hidden hands), Speedspore most (1.5: dice
@@ -49,6 +51,8 @@ from libs.platform.settings import Settings
 from services.leaderboard.projection import project_finished_game, rated_game_of, read_finished_game
 from services.leaderboard.rating_model import KeyState, RatedGame, computer_key, rated_seats, replay
 from services.leaderboard.rating_projection import rate_games
+from services.leaderboard.workers import PROJECTION_BATCH
+from tools.archive_bench import cpu_seconds, server_pids
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 OUTPUT = REPO_ROOT / ".bench" / "ratings.json"
@@ -159,12 +163,44 @@ def simulated_events(count: int, seed: int, variant: str) -> list[bytes]:
             for number in range(count)]
 
 
-async def projection_speed(database_url: str, count: int, seed: int) -> dict[str, Any]:
-    """Time the projection of `count` games in batches, then one game per transaction, then one late game."""
+LIVE_ROUNDS = 4
+LIVE_GAMES = 320
+"""Games per round of the live path (a multiple of PROJECTION_BATCH)."""
+
+
+async def live_path(sessions: Any, seed: int, pids: list[int]) -> dict[str, dict[str, float]]:
+    """Time the live consumer's whole projection one game per transaction and PROJECTION_BATCH games per transaction
+    (alternating rounds of LIVE_GAMES): wall time, this process's CPU and the PostgreSQL server's, per game."""
+    totals = {size: [0.0, 0.0, 0.0] for size in (1, PROJECTION_BATCH)}
+    for round_number in range(LIVE_ROUNDS):
+        for size in totals:
+            events = simulated_events(LIVE_GAMES, seed + 100 + round_number, f"live-{size}-{round_number}")
+            wall, own, server = time.perf_counter(), time.process_time(), cpu_seconds(pids)
+            for start in range(0, LIVE_GAMES, size):
+                async with sessions() as session, session.begin():
+                    for raw in events[start:start + size]:
+                        await project_finished_game(session, read_finished_game(Event.decode(raw)))
+            spent = totals[size]
+            spent[0] += time.perf_counter() - wall
+            spent[1] += time.process_time() - own
+            spent[2] += cpu_seconds(pids) - server
+    games = LIVE_ROUNDS * LIVE_GAMES
+    return {f"per_transaction_{size}": {"ms_per_game": round(wall / games * 1000, 3),
+                                        "cpu_us_per_game": round(own / games * 1e6),
+                                        "postgres_cpu_us_per_game": round(server / games * 1e6)}
+            for size, (wall, own, server) in totals.items()}
+
+
+async def projection_speed(database_url: str, count: int, seed: int, postmaster: int) -> dict[str, Any]:
+    """Time the projection of `count` games in batches, the live path (one game, then PROJECTION_BATCH games per
+    transaction), then one late game."""
     settings = Settings(database_url=database_url)
     engine = create_engine(settings)
     sessions = session_factory(engine)
     try:
+        async with engine.connect() as connection:  # the pool's connection (and its server process) first
+            await connection.execute(text("SELECT 1"))
+        pids = server_pids(postmaster)
         events = simulated_events(count, seed, "bench")
         started = time.perf_counter()
         for start in range(0, count, BATCH):
@@ -175,13 +211,14 @@ async def projection_speed(database_url: str, count: int, seed: int) -> dict[str
         async with engine.connect() as connection:
             rated = (await connection.execute(text("SELECT games FROM leaderboard.rating_pools "
                                                    "WHERE game = 'speedmosaik' AND variant = 'bench'"))).scalar()
-        # The live consumer's way: the whole projection (results, standings, badges, ratings), one game each.
+        # The live consumer's way: the whole projection (results, standings, badges, ratings), one game per
+        # transaction as before the consumer took batches, and PROJECTION_BATCH per transaction as it does now;
+        # alternating rounds, so the machine's drift touches both alike.
+        live = await live_path(sessions, seed, pids)
         single_events = simulated_events(1000, seed + 1, "bench-single")
-        started = time.perf_counter()
         for raw in single_events[:-1]:
             async with sessions() as session, session.begin():
                 await project_finished_game(session, read_finished_game(Event.decode(raw)))
-        single = time.perf_counter() - started
         # The last of them arrives now, 999 games late: the list is rewound and they are rated again.
         late_event = Event.decode(single_events[-1])
         late_event = new_event(game_id=late_event.game_id, n=late_event.n, type=late_event.type,
@@ -195,7 +232,7 @@ async def projection_speed(database_url: str, count: int, seed: int) -> dict[str
         await engine.dispose()
     return {"games": count, "rated": rated, "batch": BATCH, "seconds": round(batched, 2),
             "games_per_second": round(count / batched), "met": batched < PROJECTION_TARGET_S,
-            "live_path_ms_per_game": round(single / 999 * 1000, 2),
+            "live_path": live,
             "late_by_999_games_ms": round(rewound * 1000, 1)}
 
 
@@ -221,13 +258,17 @@ def main() -> int:
         postgres = PostgresServer(Path(root) / "postgres", throwaway=True).start()
         try:
             upgrade_all(postgres.url)
-            speed = asyncio.run(projection_speed(postgres.url, args.projected, args.seed))
+            postmaster = int((postgres.data_dir / "postmaster.pid").read_text().splitlines()[0])
+            speed = asyncio.run(projection_speed(postgres.url, args.projected, args.seed, postmaster))
         finally:
             postgres.stop()
     print(f"projection: {speed['games']:,} games in {speed['seconds']} s ({speed['games_per_second']:,}/s, "
           f"{speed['batch']} per transaction){'' if speed['met'] else '  MISSED (< 60 s)'}; "
-          f"live path {speed['live_path_ms_per_game']} ms a game; a game 999 games late "
-          f"{speed['late_by_999_games_ms']} ms")
+          f"a game 999 games late {speed['late_by_999_games_ms']} ms")
+    for name, figures in speed["live_path"].items():
+        print(f"live path, {name.removeprefix('per_transaction_')} game(s) per transaction: "
+              f"{figures['ms_per_game']} ms, {figures['cpu_us_per_game']} µs CPU here and "
+              f"{figures['postgres_cpu_us_per_game']} µs in PostgreSQL per game")
     OUTPUT.parent.mkdir(parents=True, exist_ok=True)
     result = {"measured_at": datetime.now(UTC).isoformat(timespec="seconds"), "seed": args.seed,
               "players": PLAYERS, "luck": LUCK, "tau_floor": TAU_FLOOR, "tau_margin": TAU_MARGIN, "accuracy": rows,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from nats.aio.msg import Msg
 from nats.errors import TimeoutError as NatsTimeout
@@ -18,6 +18,7 @@ from libs.platform.logging import get_logger
 from libs.platform.tracing import Traced, nats_attributes, parent_of
 
 MessageHandler = Callable[[Msg], Awaitable[None]]
+BatchHandler = Callable[[list[Msg]], Awaitable[None]]
 C = TypeVar("C", bound=Contract)
 
 
@@ -103,16 +104,8 @@ async def run_pull_consumer(
     attributes = nats_attributes(subject, **{"messaging.operation.type": "process",
                                              "messaging.consumer.group.name": durable})
     stopping = stopping if stopping is not None else asyncio.Event()
-    config = ConsumerConfig(
-        durable_name=durable,
-        ack_policy=AckPolicy.EXPLICIT,
-        deliver_policy=DeliverPolicy.ALL,
-        ack_wait=ack_wait,
-        max_deliver=max_deliver,
-        filter_subject=subject,
-        max_ack_pending=max(64, concurrency * 4),
-    )
-    subscription = await js.pull_subscribe(subject, durable=durable, stream=stream, config=config)
+    subscription = await js.pull_subscribe(subject, durable=durable, stream=stream, config=_config(
+        durable, subject, ack_wait=ack_wait, max_deliver=max_deliver, max_ack_pending=max(64, concurrency * 4)))
     running: dict[asyncio.Task[None], Msg] = {}
     room = asyncio.Event()
     wake = wake if wake is not None else asyncio.Event()
@@ -125,12 +118,7 @@ async def run_pull_consumer(
                 await handler(msg)
                 await msg.ack()
             except Exception:
-                deliveries = msg.metadata.num_delivered or 1
-                if deliveries >= max_deliver:  # JetStream will not offer it again: an operator must look
-                    log.exception("message_dropped", subject=msg.subject, deliveries=deliveries)
-                else:
-                    log.exception("message_failed", subject=msg.subject, deliveries=deliveries)
-                await msg.nak(delay=retry_delay(deliveries))
+                await _failed(log, msg, max_deliver)
 
     def finished(task: asyncio.Task[None]) -> None:
         running.pop(task, None)
@@ -179,6 +167,128 @@ async def run_pull_consumer(
             await subscription.unsubscribe()
         except Exception:  # connection may already be closed at shutdown
             pass
+
+
+def _config(durable: str, subject: str, *, ack_wait: float, max_deliver: int, max_ack_pending: int) -> ConsumerConfig:
+    """The durable consumer's settings: explicit acks, from the stream's start, one subject."""
+    return ConsumerConfig(durable_name=durable, ack_policy=AckPolicy.EXPLICIT, deliver_policy=DeliverPolicy.ALL,
+                          ack_wait=ack_wait, max_deliver=max_deliver, filter_subject=subject,
+                          max_ack_pending=max_ack_pending)
+
+
+async def _failed(log: Any, msg: Msg, max_deliver: int) -> None:
+    """Log the exception being handled for `msg` and nak it to be offered again after `retry_delay`."""
+    deliveries = msg.metadata.num_delivered or 1
+    if deliveries >= max_deliver:  # JetStream will not offer it again: an operator must look
+        log.exception("message_dropped", subject=msg.subject, deliveries=deliveries)
+    else:
+        log.exception("message_failed", subject=msg.subject, deliveries=deliveries)
+    await msg.nak(delay=retry_delay(deliveries))
+
+
+def message_span(durable: str, msg: Msg) -> Traced:
+    """The span of one message's work, the child of the context it was sent with (libs/platform/tracing.py), for a
+    batch handler to enter per message: one trace from a move to what follows from it."""
+    return Traced(f"process {durable}", SpanKind.CONSUMER, parent_of(msg.headers),
+                  nats_attributes(msg.subject, **{"messaging.operation.type": "process",
+                                                  "messaging.consumer.group.name": durable}))
+
+
+async def run_batch_consumer(
+    js: JetStreamContext,
+    *,
+    stream: str,
+    durable: str,
+    subject: str,
+    handler: BatchHandler,
+    batch: int = 32,
+    ack_wait: float = 30.0,
+    max_deliver: int = 20,
+    stopping: asyncio.Event | None = None,
+    grace: float = SHUTDOWN_GRACE,
+) -> None:
+    """Process `subject` on `stream` through the shared durable consumer `durable`, handing `handler` what one
+    fetch brings (up to `batch` messages, in the stream's order) at once, until stopped or cancelled.
+
+    For work whose fixed cost is per unit of work rather than per message (a transaction per batch instead of
+    one per message). A handler that returns has done every message it was handed: they are acked. One that
+    raises is handed each message again alone, so one message it cannot take never holds the others back: those
+    that fail alone are nak'ed with `retry_delay`, as `run_pull_consumer` does. A handler must therefore be
+    all-or-nothing per call (one transaction) and take a message twice as once.
+
+    One batch runs at a time. Once `stopping` is set, no more messages are fetched; a batch still running gets
+    `grace` seconds, after which it is cancelled and its messages are nak'ed at once, so another replica gets
+    them now instead of after `ack_wait`. Cancelling is the same stop without the grace. The handler enters
+    `message_span` per message for tracing.
+    """
+    log = get_logger(consumer=durable)
+    stopping = stopping if stopping is not None else asyncio.Event()
+    subscription = await js.pull_subscribe(subject, durable=durable, stream=stream, config=_config(
+        durable, subject, ack_wait=ack_wait, max_deliver=max_deliver, max_ack_pending=max(64, batch * 4)))
+
+    async def handle(messages: list[Msg]) -> None:
+        try:
+            await handler(messages)
+        except Exception:
+            if len(messages) == 1:
+                await _failed(log, messages[0], max_deliver)
+                return
+            log.warning("batch_failed", size=len(messages), exc_info=True)
+            for msg in messages:  # alone, so the one that fails is the only one offered again
+                try:
+                    await handler([msg])
+                except Exception:
+                    await _failed(log, msg, max_deliver)
+                else:
+                    await msg.ack()
+            return
+        for msg in messages:
+            await msg.ack()
+
+    unfinished: list[Msg] = []
+    try:
+        while not stopping.is_set():
+            try:
+                messages = await subscription.fetch(batch, timeout=FETCH_TIMEOUT)
+            except (NatsTimeout, TimeoutError):  # an idle fetch ends in either, depending on where it waited
+                continue
+            messages = [msg for msg in messages if not JetStreamContext.is_status_msg(msg)]
+            if stopping.is_set():  # fetched while the stop began: hand them back rather than start them
+                await _hand_back(messages)
+                break
+            if not messages:
+                continue
+            unfinished = messages
+            work = asyncio.create_task(handle(messages))
+            if not await _finished_or_stopped(work, stopping, grace):
+                log.info("consumer_stopping", in_flight=len(messages))
+                break
+            unfinished = []
+    finally:
+        # A batch cut short (out of grace, or the loop cancelled) is handed back whole: its transaction did not
+        # commit, or it did and the handler takes the messages twice as once.
+        await _hand_back(unfinished + _undelivered(subscription))
+        try:
+            await subscription.unsubscribe()
+        except Exception:  # connection may already be closed at shutdown
+            pass
+
+
+async def _finished_or_stopped(work: asyncio.Task[None], stopping: asyncio.Event, grace: float) -> bool:
+    """Wait for `work`; once `stopping` is set, `grace` seconds more at most. Return whether it finished; an
+    unfinished one is cancelled (as it is when the waiting itself is cancelled)."""
+    stop = asyncio.ensure_future(stopping.wait())
+    try:
+        await asyncio.wait({work, stop}, return_when=asyncio.FIRST_COMPLETED)
+        if not work.done():
+            await asyncio.wait({work}, timeout=grace)
+    finally:
+        stop.cancel()
+        if not work.done():
+            work.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await work
+    return not work.cancelled()
 
 
 def _undelivered(subscription: JetStreamContext.PullSubscription) -> list[Msg]:

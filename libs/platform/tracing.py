@@ -61,6 +61,11 @@ class TraceIds:
         """The W3C `traceparent` header naming this span as the parent."""
         return f"00-{self.trace_id:032x}-{self.span_id:016x}-{self.flags:02x}"
 
+    def log_fields(self) -> dict[str, str]:
+        """The ids as a log line carries them (hex): for a line written after the span ended, e.g. once the
+        transaction its work was part of has committed."""
+        return {"trace_id": f"{self.trace_id:032x}", "span_id": f"{self.span_id:016x}"}
+
 
 _current: ContextVar[TraceIds | None] = ContextVar("speed_trace", default=None)
 _provider: TracerProvider | None = None

@@ -29,7 +29,9 @@ class ProcessedEvent(Base):
     n: Mapped[int] = mapped_column(Integer, primary_key=True)
     event_type: Mapped[str] = mapped_column(String(64))
     event_hash: Mapped[str] = mapped_column(String(64))
-    processed_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+    processed_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.clock_timestamp())
+    """When this event was projected: its own moment (not its transaction's start), so the games of one batch keep
+    their order for the badge rebuild."""
 
 
 class Result(Base):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from datetime import UTC, datetime
 
 import httpx
@@ -230,3 +231,23 @@ async def test_leaving_a_solo_game_brings_no_points_and_no_penalty(
                                           variant=variant, left=[0]))
     listed = {entry["name"]: entry["points"] for entry in await entries(leaderboard, variant)}
     assert listed == {"Anna": 0}
+
+
+async def test_a_burst_of_ended_games_with_a_copy_and_a_broken_one_lands_in_the_list_each_game_once(
+        leaderboard: httpx.AsyncClient, nc: NatsClient) -> None:
+    # The games of a busy minute arrive together and are projected in batches (one transaction each).
+    variant = fresh_variant()
+    anna, bert = human("Anna"), human("Bert")
+    games = [game_ended([anna, bert], scores=[20 + i, 10], places=[1, 2], points=[5, 1], variant=variant)
+             for i in range(30)]
+    broken = game_ended([anna, bert], scores=[99], places=[1, 2], points=[500, 500], variant=variant)  # no score 2
+    copy = games[7]
+    sequences = await asyncio.gather(
+        *(publish(nc, event) for event in games[:15]),
+        publish(nc, broken),
+        publish(nc, copy, msg_id=f"{game_fact_msg_id(copy.game_id, copy.n)}:again"),
+        *(publish(nc, event) for event in games[15:]))
+    await wait_until_consumed(nc, max(sequences))
+
+    assert [(entry["name"], entry["points"], entry["games"], entry["wins"], entry["best_score"])
+            for entry in await entries(leaderboard, variant)] == [("Anna", 150, 30, 30, 49), ("Bert", 30, 30, 0, 10)]

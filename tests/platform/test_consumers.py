@@ -13,7 +13,7 @@ from nats.aio.client import Client as NatsClient
 from nats.aio.msg import Msg
 from nats.js.api import StreamConfig
 
-from libs.platform.consumers import FETCH_TIMEOUT, retry_delay, run_pull_consumer
+from libs.platform.consumers import FETCH_TIMEOUT, retry_delay, run_batch_consumer, run_pull_consumer
 
 
 @dataclass
@@ -35,6 +35,12 @@ class Queue:
             self.nc.jetstream(), stream=self.stream, durable=self.durable, subject=self.subject,
             handler=handler, concurrency=4, ack_wait=ack_wait, stopping=stopping, grace=grace, linger=linger,
             wake=wake))
+
+    def consume_batches(self, handler: Callable[[list[Msg]], Awaitable[None]], stopping: asyncio.Event, *,
+                        grace: float = 5.0) -> asyncio.Task[None]:
+        return asyncio.create_task(run_batch_consumer(
+            self.nc.jetstream(), stream=self.stream, durable=self.durable, subject=self.subject,
+            handler=handler, batch=16, ack_wait=60.0, stopping=stopping, grace=grace))
 
     async def consume_until(self, handler: Callable[[Msg], Awaitable[None]], reached: Callable[[], bool], *,
                             timeout: float = 15.0) -> None:
@@ -229,3 +235,77 @@ async def test_a_failing_handler_gets_its_message_again_later_each_time_until_it
     assert deliveries[2][1] - deliveries[1][1] >= retry_delay(2) - 0.1
     assert await queue.counts() == (0, 0)
     assert [retry_delay(n) for n in (1, 2, 3, 4, 5, 20)] == [1, 2, 4, 8, 10, 10]
+
+
+async def test_a_batch_consumer_hands_over_a_backlog_in_batches_in_order_each_message_once(queue: Queue) -> None:
+    batches: list[list[bytes]] = []
+
+    async def handle(messages: list[Msg]) -> None:
+        batches.append([msg.data for msg in messages])
+
+    for i in range(40):  # a backlog, as after the leaderboard was down a while
+        await queue.publish(b"game %02d" % i)
+    stopping = asyncio.Event()
+    loop = queue.consume_batches(handle, stopping)
+    await wait_until(lambda: asyncio.sleep(0, sum(map(len, batches)) >= 40))
+    await queue.publish(b"later")
+    await wait_until(lambda: asyncio.sleep(0, sum(map(len, batches)) >= 41))
+    stopping.set()
+    await asyncio.wait_for(loop, timeout=FETCH_TIMEOUT + 5)
+
+    assert [data for batch in batches for data in batch] == [b"game %02d" % i for i in range(40)] + [b"later"]
+    assert max(map(len, batches)) == 16, "a backlog is taken a full batch at a time"
+    assert await queue.counts() == (0, 0)
+
+
+async def test_a_batch_that_fails_is_taken_again_message_by_message_and_only_the_bad_one_comes_back(
+        queue: Queue) -> None:
+    done: list[bytes] = []
+    calls: list[list[tuple[bytes, int]]] = []
+
+    async def handle(messages: list[Msg]) -> None:  # all or nothing, as one transaction
+        calls.append([(msg.data, msg.metadata.num_delivered) for msg in messages])
+        if any(msg.data == b"poison" and msg.metadata.num_delivered < 3 for msg in messages):
+            raise RuntimeError("a constraint the database refuses")
+        done.extend(msg.data for msg in messages)
+
+    for body in (b"a", b"poison", b"b"):
+        await queue.publish(body)
+    stopping = asyncio.Event()
+    loop = queue.consume_batches(handle, stopping)
+    try:
+        await wait_until(lambda: asyncio.sleep(0, b"poison" in done), timeout=20)
+    finally:
+        stopping.set()
+        await asyncio.wait_for(loop, timeout=FETCH_TIMEOUT + 5)
+
+    assert sorted(done) == [b"a", b"b", b"poison"], "each message is done once"
+    assert done.index(b"a") < done.index(b"poison") and done.index(b"b") < done.index(b"poison")
+    # The good ones were done alone right after the batch failed; the bad one came back later on its own.
+    assert [(data, delivered) for call in calls if len(call) == 1 for data, delivered in call][-1] == (b"poison", 3)
+    assert await queue.counts() == (0, 0)
+
+
+async def test_a_batch_that_outlasts_the_grace_is_handed_back_whole_at_once(queue: Queue) -> None:
+    started = asyncio.Event()
+    redelivered: list[tuple[bytes, int]] = []
+
+    async def hang(messages: list[Msg]) -> None:
+        started.set()
+        await asyncio.Event().wait()  # never finishes on its own
+
+    async def successor(msg: Msg) -> None:
+        redelivered.append((msg.data, msg.metadata.num_delivered))
+
+    for body in (b"one", b"two", b"three"):
+        await queue.publish(body)
+    stopping = asyncio.Event()
+    loop = queue.consume_batches(hang, stopping, grace=0.5)
+    await asyncio.wait_for(started.wait(), timeout=10)
+    stopping.set()
+    await asyncio.wait_for(loop, timeout=FETCH_TIMEOUT + 5)
+
+    # Handed back now, not after the minute of ack_wait: another replica takes them at once.
+    await queue.consume_until(successor, lambda: len(redelivered) >= 3, timeout=10)
+    assert sorted(redelivered) == [(b"one", 2), (b"three", 2), (b"two", 2)]
+    assert await queue.counts() == (0, 0)
