@@ -39,12 +39,8 @@ from libs.platform import table_options as options
 from libs.platform.auth import Identity, PlayerKind
 from libs.platform.clock import clock_of
 from libs.platform.contracts.commands import (
-    HOLD_STAKE,
     RATINGS,
-    RELEASE_STAKE,
-    HoldStake,
     RatingsQuery,
-    ReleaseStake,
 )
 from libs.platform.http_errors import shown
 from libs.platform.logging import get_logger
@@ -54,7 +50,14 @@ from services.lobby.database import sessions_of
 from services.lobby.errors import conflict, invalid
 from services.lobby.match_groups import Group, Waiting, form_groups, needs_computers
 from services.lobby.models import MatchPool, MatchRequest
-from services.lobby.stakes import HeldStake, StakeRefused, holds_undone_on_failure, release_quietly, stale_after
+from services.lobby.stakes import (
+    HeldStake,
+    StakeRefused,
+    hold,
+    holds_undone_on_failure,
+    release,
+    stale_after,
+)
 from services.lobby.table_settings import TableSettings, game_title, rule_module, validate_settings
 from services.lobby.tables import describe, seat_match, seated_table
 
@@ -66,7 +69,6 @@ TABLES_AT_ONCE = 4
 """Tables one round starts side by side (each holds a database connection while the table service answers)."""
 ROUND_LIMIT = 500
 """Waiting players one round of one pool looks at (oldest first)."""
-UNREACHABLE_LEDGER = "Das Konto ist gerade nicht erreichbar. Bitte versuche es gleich noch einmal."
 GONE = "Du warst zu lange nicht da (die Seite wurde geschlossen?); die Suche ist beendet."
 TOO_LONG = "Du hast zu lange gewartet; die Suche ist beendet. Versuch es gleich noch einmal."
 
@@ -344,31 +346,16 @@ async def _drop(runtime: Runtime, request: MatchRequest, now: datetime, reason: 
 
 async def _hold_for_queue(runtime: Runtime, request: MatchRequest, held: list[HeldStake]) -> None:
     """Have the ledger hold the stake for the waiting player (key on the request), or refuse as tables do."""
-    key = f"hold:{request.match_id}:{request.player_id}:{uuid.uuid4().hex[:12]}"
-    try:
-        await call(runtime.nc, HOLD_STAKE, HoldStake(player_id=request.player_id, table_id=request.match_id,
-                                                     amount=request.stake, key=key))
-    except CommandRefused as refusal:
-        if refusal.code == "no_wallet":
-            raise CommandRefused(409, "Deine Geldbörse ist noch nicht eröffnet – bitte versuche es gleich noch "
-                                      "einmal.", "no_wallet") from refusal
-        raise
-    except (nats.errors.TimeoutError, nats.errors.NoRespondersError) as error:
-        await release_quietly(runtime, HeldStake(request.match_id, request.player_id, key))
-        raise CommandRefused(503, UNREACHABLE_LEDGER, "ledger_unavailable") from error
-    request.stake_key = key
-    held.append(HeldStake(request.match_id, request.player_id, key))
+    stake = await hold(runtime, player_id=request.player_id, table_id=request.match_id, amount=request.stake)
+    request.stake_key = stake.key
+    held.append(stake)
 
 
 async def _release_queue_hold(runtime: Runtime, request: MatchRequest, because: str) -> None:
     """Give back the stake held while waiting (if any), or refuse with 503 when the ledger does not answer."""
     if request.stake_key is None:
         return
-    try:
-        await call(runtime.nc, RELEASE_STAKE, ReleaseStake(player_id=request.player_id, table_id=request.match_id,
-                                                           key=request.stake_key, because=because))
-    except (nats.errors.TimeoutError, nats.errors.NoRespondersError) as error:
-        raise CommandRefused(503, UNREACHABLE_LEDGER, "ledger_unavailable") from error
+    await release(runtime, HeldStake(request.match_id, request.player_id, request.stake_key), because)
     request.stake_key = None
 
 

@@ -69,43 +69,58 @@ def pays_stake(table: GameTable, player: Identity) -> bool:
     return table.stake > 0 and player.kind == PlayerKind.REGISTERED
 
 
-async def hold_stake(runtime: Runtime, table: GameTable, seat: Seat, held: list[HeldStake]) -> None:
-    """Have the ledger hold the table's stake for `seat`, note its key on the seat and in `held`, or refuse.
+UNREACHABLE_LEDGER = "Das Konto ist gerade nicht erreichbar. Bitte versuche es gleich noch einmal."
 
-    Refusals pass through ("Nicht genug Taler …", 409); nothing is held then.
+
+async def hold(runtime: Runtime, *, player_id: str, table_id: str, amount: int) -> HeldStake:
+    """Have the ledger hold `amount` Taler of `player_id` for `table_id` (a table, or a quick match's request) under
+    a key of its own, and return the hold; or refuse as every place that holds stakes refuses.
+
+    Refusals pass through ("Nicht genug Taler …", 409); a missing wallet is 409 `no_wallet`; an unreachable
+    ledger is 503 `ledger_unavailable`, after giving back the hold it may have booked all the same.
     """
-    assert seat.player_id is not None
-    key = f"hold:{table.table_id}:{seat.player_id}:{secrets.token_hex(6)}"
+    stake = HeldStake(table_id, player_id, f"hold:{table_id}:{player_id}:{secrets.token_hex(6)}")
     try:
-        await call(runtime.nc, HOLD_STAKE, HoldStake(player_id=seat.player_id, table_id=table.table_id,
-                                                     amount=table.stake, key=key))
+        await call(runtime.nc, HOLD_STAKE, HoldStake(player_id=player_id, table_id=table_id, amount=amount,
+                                                     key=stake.key))
     except CommandRefused as refusal:
         if refusal.code == "no_wallet":
             raise CommandRefused(409, "Deine Geldbörse ist noch nicht eröffnet – bitte versuche es gleich noch "
                                       "einmal.", "no_wallet") from refusal
         raise
     except (nats.errors.TimeoutError, nats.errors.NoRespondersError) as error:
-        # An unanswered hold may still have been booked: give it back, in case.
-        await release_quietly(runtime, HeldStake(table.table_id, seat.player_id, key))
-        raise CommandRefused(503, "Das Konto ist gerade nicht erreichbar. Bitte versuche es gleich noch einmal.",
-                             "ledger_unavailable") from error
-    seat.stake_key = key
-    held.append(HeldStake(table.table_id, seat.player_id, key))
+        await release_quietly(runtime, stake)
+        raise CommandRefused(503, UNREACHABLE_LEDGER, "ledger_unavailable") from error
+    return stake
+
+
+async def release(runtime: Runtime, stake: HeldStake, because: str) -> None:
+    """Have the ledger give back the hold `stake`, or refuse with 503 `ledger_unavailable` when it does not answer.
+
+    `because` is "left" (the player stood up), "table_closed" (the lobby closed the table) or a quick match's
+    reason for leaving its queue.
+    """
+    try:
+        await call(runtime.nc, RELEASE_STAKE, ReleaseStake(player_id=stake.player_id, table_id=stake.table_id,
+                                                           key=stake.key, because=because))
+    except (nats.errors.TimeoutError, nats.errors.NoRespondersError) as error:
+        raise CommandRefused(503, UNREACHABLE_LEDGER, "ledger_unavailable") from error
+
+
+async def hold_stake(runtime: Runtime, table: GameTable, seat: Seat, held: list[HeldStake]) -> None:
+    """Have the ledger hold the table's stake for `seat`, note its key on the seat and in `held`, or refuse
+    (`hold`)."""
+    assert seat.player_id is not None
+    stake = await hold(runtime, player_id=seat.player_id, table_id=table.table_id, amount=table.stake)
+    seat.stake_key = stake.key
+    held.append(stake)
 
 
 async def release_stake(runtime: Runtime, seat: Seat, because: str = "left") -> None:
-    """Have the ledger give back the stake held for `seat` (if any), or refuse with 503 when it can't.
-
-    `because` is "left" (the player stood up) or "table_closed" (the lobby closed the table).
-    """
+    """Have the ledger give back the stake held for `seat` (if any), or refuse with 503 when it can't (`release`)."""
     if seat.stake_key is None or seat.player_id is None:
         return
-    try:
-        await call(runtime.nc, RELEASE_STAKE, ReleaseStake(player_id=seat.player_id, table_id=seat.table_id,
-                                                           key=seat.stake_key, because=because))
-    except (nats.errors.TimeoutError, nats.errors.NoRespondersError) as error:
-        raise CommandRefused(503, "Das Konto ist gerade nicht erreichbar. Bitte versuche es gleich noch einmal.",
-                             "ledger_unavailable") from error
+    await release(runtime, HeldStake(seat.table_id, seat.player_id, seat.stake_key), because)
     seat.stake_key = None
 
 
