@@ -11,7 +11,7 @@ from libs.platform.contracts.commands import MAKE_MOVE, MakeMove
 from libs.platform.contracts.messages import BotTurn
 from libs.platform.contracts.subjects import BOT_TURNS, BOT_TURNS_DURABLE, BOT_TURNS_STREAM
 from libs.platform.logging import get_logger
-from libs.platform.rpc import CommandRefused, call
+from libs.platform.rpc import RESEND_AFTER, CommandRefused, call
 from libs.platform.service import Runtime
 from libs.rules import SeededRng
 from services.bot import metrics
@@ -39,7 +39,7 @@ async def play_turn(runtime: Runtime, turn: BotTurn) -> None:
         await call(runtime.nc, MAKE_MOVE, MakeMove(
             game_id=turn.game_id, seat=turn.seat, move=move, expected_n=turn.n,
             actor=f"bot:{turn.level}", chosen_by=turn.chosen_by,
-        ))
+        ), attempt=RESEND_AFTER)  # a table replica that died with the move is not waited out: sent again
     except CommandRefused as refusal:
         if refusal.code in ("stale", "game_over"):
             metrics.STALE_TURNS.inc()

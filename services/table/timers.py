@@ -25,7 +25,7 @@ from libs.platform.contracts.subjects import (
 )
 from libs.platform.logging import get_logger
 from libs.platform.publishing import publish_patiently
-from libs.platform.rpc import CommandRefused, call
+from libs.platform.rpc import RESEND_AFTER, CommandRefused, call
 from libs.platform.service import Runtime
 from libs.platform.table_options import GRACE_SECONDS
 from libs.platform.tracing import with_trace
@@ -106,7 +106,7 @@ async def decide_for_late_player(runtime: Runtime, deadline: TimerDeadline) -> N
             decision = await call(runtime.nc, DECIDE, DecideRequest(
                 rules=record.module.rules_id, seat=seat, level=TIMEOUT_LEVEL,
                 view=record.engine.view(record.position, seat), game_id=game_id, n=record.n,
-            ))
+            ), attempt=RESEND_AFTER)  # a question: asked again of another bot replica if the first died with it
             move = decision.move
         try:
             await games.move(game_id, seat, move, actor="system", chosen_by="timeout", expected_n=record.n)
