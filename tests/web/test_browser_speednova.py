@@ -160,8 +160,11 @@ def test_speednova_in_teams_a_signal_given_on_the_board_and_played_to_the_end(br
 
 
 def test_a_team_signal_never_reaches_the_other_teams_page(browser: Any, web_platform: WebPlatform) -> None:
-    """Two humans on opposite teams (Platz 1 and Platz 2, computers beside them): Platz 1 signals on the board,
-    sees it; Platz 2's live page and a fresh load of it show no trace of it."""
+    """Two humans on opposite teams (Platz 1 and Platz 2) and two more humans who only sit (Platz 3 and 4): Platz 1
+    signals on the board, sees it; Platz 2's live page and a fresh load of it show no trace of it.
+
+    Humans in the other seats, not computers: a computer partner of Platz 2 asks for what it needs by itself, and
+    its own „Brauche Quasar“ would rightly be on Platz 2's page."""
     import httpx
 
     lobby = web_platform.service("lobby")
@@ -171,11 +174,16 @@ def test_a_team_signal_never_reaches_the_other_teams_page(browser: Any, web_plat
         token = {name: next(c["value"] for c in context.cookies() if c["name"] == "speed_session")
                  for name, context in (("a", anton_context), ("b", bea_context))}
         opened = httpx.post(f"{lobby}/tables", headers={"Authorization": f"Bearer {token['a']}"}, timeout=10, json={
-            "game": "speednova", "settings": {"teams": "mit"}, "player_count": 4, "fill_with_bots": True}).json()
-        httpx.post(f"{lobby}/tables/{opened['table_id']}/join", headers={"Authorization": f"Bearer {token['b']}"},
-                   timeout=10).raise_for_status()
+            "game": "speednova", "settings": {"teams": "mit"}, "player_count": 4, "fill_with_bots": False}).json()
+        sitting = [httpx.post(f"{lobby}/guests", json={"name": name}, timeout=10).json()["token"]
+                   for name in ("Wega", "Spica")]
+        for joining in (token["b"], *sitting):  # Platz 2, 3 and 4 in the order they join
+            httpx.post(f"{lobby}/tables/{opened['table_id']}/join", headers={"Authorization": f"Bearer {joining}"},
+                       timeout=10).raise_for_status()
         started = httpx.post(f"{lobby}/tables/{opened['table_id']}/start", timeout=10,
                              headers={"Authorization": f"Bearer {token['a']}"}).json()
+        seats = httpx.get(f"{lobby}/tables/{opened['table_id']}", timeout=10).json()["seats"]
+        assert [seat["name"] for seat in seats] == ["Altair", "Rigel", "Wega", "Spica"]  # 1 + 3 against 2 + 4
         game = f"{web_platform.url}/spiel/{started['game_id']}"
         anton.goto(game)
         bea.goto(game)
