@@ -14,7 +14,8 @@
    `rating_projection.rate_games`, into a real PostgreSQL (throwaway, started here, migrated), 1,000 games per
    transaction, each batch's events decoded from their bytes inside the timed part. Target: under 60 s. Also
    measured, not gated: the live consumer's whole projection (results, standings, badges, ratings) one game per
-   transaction (as before the consumer took batches) and PROJECTION_BATCH games per transaction (as it does),
+   transaction (as before the consumer took batches) and PROJECTION_BATCH games per transaction, rated together
+   (as it does),
    4 alternating rounds of 320 games each: wall time, this process's CPU and PostgreSQL's per game; and a game
    that arrives 1,000 games late (the list is rewound and those games rated again).
 
@@ -48,7 +49,12 @@ from libs.platform.contracts.events import EndedSeat, GameEnded, Outcome
 from libs.platform.database import create_engine, session_factory, upgrade_all
 from libs.platform.envelope import Event, EventType, new_event
 from libs.platform.settings import Settings
-from services.leaderboard.projection import project_finished_game, rated_game_of, read_finished_game
+from services.leaderboard.projection import (
+    project_finished_game,
+    project_finished_games,
+    rated_game_of,
+    read_finished_game,
+)
 from services.leaderboard.rating_model import KeyState, RatedGame, computer_key, rated_seats, replay
 from services.leaderboard.rating_projection import rate_games
 from services.leaderboard.workers import PROJECTION_BATCH
@@ -178,8 +184,8 @@ async def live_path(sessions: Any, seed: int, pids: list[int]) -> dict[str, dict
             wall, own, server = time.perf_counter(), time.process_time(), cpu_seconds(pids)
             for start in range(0, LIVE_GAMES, size):
                 async with sessions() as session, session.begin():
-                    for raw in events[start:start + size]:
-                        await project_finished_game(session, read_finished_game(Event.decode(raw)))
+                    await project_finished_games(session, [read_finished_game(Event.decode(raw))
+                                                           for raw in events[start:start + size]])
             spent = totals[size]
             spent[0] += time.perf_counter() - wall
             spent[1] += time.process_time() - own

@@ -3,7 +3,8 @@ rebuilding the derived tables from the stored results."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
@@ -243,6 +244,33 @@ async def project_finished_game(session: AsyncSession, finished: FinishedGame) -
 
     Returns the badges this game awarded, or None if the event was projected before (nothing changed).
     """
+    return (await project_finished_games(session, [finished]))[0]
+
+
+async def project_finished_games(session: AsyncSession, games: Sequence[FinishedGame],
+                                 around: Callable[[int], AbstractContextManager[Any]] | None = None,
+                                 ) -> list[list[Award] | None]:
+    """Project `games` one after another (as `project_finished_game` each) inside the session's transaction, then
+    rate the new ones together: one claim of each list, one read of its ratings and one write of each kind for the
+    whole batch instead of per game (the ratings are a function of the set of games rated, whatever their order:
+    `rating_projection`). Returns each game's awards, None for a game projected before. `around(i)` is entered
+    around game i's own statements (its message's span)."""
+    outcomes: list[list[Award] | None] = []
+    to_rate: list[RatedGame] = []
+    for index, finished in enumerate(games):
+        with around(index) if around is not None else nullcontext():
+            awards = await _project_unrated(session, finished)
+        if awards is not None and (rated := rated_game_of(finished)) is not None:
+            to_rate.append(rated)
+        outcomes.append(awards)
+    if to_rate:
+        await rate_games(session, to_rate)
+    return outcomes
+
+
+async def _project_unrated(session: AsyncSession, finished: FinishedGame) -> list[Award] | None:
+    """Everything of a game's projection but its rating: the tracking row, the end table, results, standings,
+    badges. None when the tracking row was there (projected before: nothing written)."""
     tracked = await session.execute(_TRACK, {"game_id": finished.game_id, "n": finished.n,
                                              "event_type": EventType.GAME_ENDED, "event_hash": finished.event_hash})
     if tracked.first() is None:
@@ -255,9 +283,6 @@ async def project_finished_game(session: AsyncSession, finished: FinishedGame) -
     if finished.results:
         await session.execute(_STORE_RESULT, [_result_row(finished, result) for result in finished.results])
         await session.execute(_ADD_TO_STANDING, [_standing_row(finished, result) for result in finished.results])
-    rated = rated_game_of(finished)
-    if rated is not None:
-        await rate_games(session, [rated])
     # After the results: a streak badge counts this game's day too.
     return await award_badges(session, finished.earning())
 

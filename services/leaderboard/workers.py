@@ -15,13 +15,11 @@ from libs.platform.envelope import Event, EventType
 from libs.platform.logging import get_logger
 from libs.platform.rpc import CommandRefused, answer
 from libs.platform.service import Runtime
-from libs.platform.tracing import TraceIds
-from services.leaderboard.awards import Award
 from services.leaderboard.metrics import DUPLICATES_SKIPPED, EVENTS_IGNORED, EVENTS_PROCESSED
 from services.leaderboard.projection import (
     FinishedGame,
     MalformedGameEnded,
-    project_finished_game,
+    project_finished_games,
     read_finished_game,
 )
 from services.leaderboard.rating_queries import RatingNow, computer_ratings, ratings_of
@@ -31,8 +29,9 @@ async def consume_game_events(runtime: Runtime) -> None:
     """Project every `GameEnded` into the lists exactly once; acknowledge anything else unchanged.
 
     What one fetch brings (up to PROJECTION_BATCH events) is projected in one transaction, game after game in
-    the stream's order: a busy hour's games share a BEGIN, a COMMIT and a pooled connection's checkout instead
-    of paying them each (docs/benchmarks.md, "The leaderboard projecting ended games in batches"). Only
+    the stream's order, and rated together: a busy hour's games share a BEGIN, a COMMIT, a pooled connection's
+    checkout and each list's rating statements instead of paying them each (docs/benchmarks.md, "The
+    leaderboard projecting ended games in batches"). Only
     `facts.game.ended` is read, so other event types arrive only if misrouted; a copy delivered twice is
     projected once (the tracking row of `(game_id, n)`), in the same batch or a later one.
     """
@@ -45,12 +44,12 @@ async def consume_game_events(runtime: Runtime) -> None:
                  for msg in messages if (finished := _finished_game(msg, log)) is not None]
         if not games:
             return
-        projected: list[tuple[TraceIds, FinishedGame, list[Award] | None]] = []
         async with sessions() as session, session.begin():
-            for span, finished in games:
-                with span:
-                    projected.append((span.ids, finished, await project_finished_game(session, finished)))
-        for ids, finished, awards in projected:  # once committed: a line says what is stored
+            outcomes = await project_finished_games(session, [finished for _, finished in games],
+                                                    around=lambda index: games[index][0])
+        # Once committed: a line says what is stored.
+        for (span, finished), awards in zip(games, outcomes, strict=True):
+            ids = span.ids
             if awards is not None:
                 EVENTS_PROCESSED.labels(finished.game).inc()
                 log.info("game_projected", game_id=finished.game_id, humans=len(finished.results),

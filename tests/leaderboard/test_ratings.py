@@ -21,7 +21,7 @@ from libs.platform.envelope import Event
 from libs.platform.rpc import call
 from libs.platform.settings import Settings
 from services.leaderboard.models import SCHEMA, metadata
-from services.leaderboard.projection import project_finished_game, read_finished_game
+from services.leaderboard.projection import project_finished_game, project_finished_games, read_finished_game
 from services.leaderboard.rating_projection import rebuild_ratings
 from tests.leaderboard.conftest import bot, fresh_variant, game_ended, human, new_id, publish_and_wait
 from tools.speed.rebuild_compare import compare_schemas
@@ -216,29 +216,40 @@ async def project_in_order(engine: AsyncEngine, schema: str, events: list[Event]
             await project_finished_game(session, read_finished_game(event))
 
 
+async def project_in_batches(engine: AsyncEngine, schema: str, events: list[Event], size: int) -> None:
+    """Project the events `size` to a transaction, rated together, as the live consumer does with a fetch's
+    batch, into `schema`."""
+    sessions = session_factory(engine.execution_options(schema_translate_map={SCHEMA: schema}))
+    for start in range(0, len(events), size):
+        async with sessions() as session, session.begin():
+            await project_finished_games(session, [read_finished_game(event) for event in events[start:start + size]])
+
+
 async def test_the_same_games_in_any_order_give_bit_identical_ratings(engine: AsyncEngine) -> None:
     rng = random.Random(28)
     events = random_games(60, rng)
     shuffled = events[:]
     rng.shuffle(shuffled)  # late arrivals all over: every one rewinds its list and rates again
-    in_order, arrived, repaired = fresh_schema_name(), fresh_schema_name(), fresh_schema_name()
-    for schema in (in_order, arrived, repaired):
+    in_order, arrived, repaired, batched = (fresh_schema_name() for _ in range(4))
+    for schema in (in_order, arrived, repaired, batched):
         await create_fresh_schema(engine, schema)
     try:
         await project_in_order(engine, in_order, events)
         await project_in_order(engine, arrived, shuffled)
         await project_in_order(engine, repaired, events)
+        # Batches of 7 shuffled games (one of them twice), rated together: late within a batch and across batches.
+        await project_in_batches(engine, batched, [*shuffled[:30], shuffled[3], *shuffled[30:]], size=7)
         async with session_factory(engine.execution_options(schema_translate_map={SCHEMA: repaired}))() as session, \
                 session.begin():
             await rebuild_ratings(session)  # the service's own rebuild from the stored sides and ranks
         async with engine.connect() as connection:
-            for other in (arrived, repaired):
+            for other in (arrived, repaired, batched):
                 assert await compare_schemas(connection, metadata, in_order, other, IGNORED_COLUMNS) == []
             rated = await connection.exec_driver_sql(
                 f'SELECT count(DISTINCT game_id) FROM "{in_order}".rating_changes')
         assert rated.scalar() == 60
     finally:
-        for schema in (in_order, arrived, repaired):
+        for schema in (in_order, arrived, repaired, batched):
             await drop_schema(engine, schema)
 
 
