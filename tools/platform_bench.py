@@ -670,6 +670,9 @@ async def measure(bench: Bench, window: Window, workers: Iterable[Awaitable[None
 
 
 RAMP_LIMIT = 30.0
+GAME_TURNS = 54
+"""About the turns of a two-seat Kachelwand game as the bench plays it (50–56): the open loop's games are spread
+over this many before it measures."""
 """Seconds the measured part waits at most after the warm-up for every player's first turn."""
 
 
@@ -1209,8 +1212,10 @@ async def open_scenario(bench: Bench, kind: str, load: int) -> dict[str, Any]:
     """Open loop (as wrk2 drives a server): G games in flight, each sending its turns at the times of its own Poisson
     process, all together `load` % of the saturation rate this run measured for `kind` at G games; a turn's time
     runs from its scheduled start to the move's answer, so a stall delays every turn scheduled during it and shows
-    (a closed loop would just send fewer). A game that ends is replaced by a new one whose schedule starts afresh
-    (starting a game is not a turn). Every turn is kept: the percentiles are exact (nearest rank)."""
+    (a closed loop would just send fewer). Before, each game is played a seeded random share of its life at once
+    (`spread`), so their ends are spread over time as a steady load's are. A game that ends is replaced by a new
+    one whose schedule starts afresh (starting a game is not a turn). Every turn is kept: the percentiles are exact
+    (nearest rank)."""
     games = max(bench.options.games)
     saturation = bench.saturation.get(kind)
     if not saturation:
@@ -1229,13 +1234,38 @@ async def open_scenario(bench: Bench, kind: str, load: int) -> dict[str, Any]:
             else HttpConnection("127.0.0.1", table.port))
         return HttpSeats(bench, connection)
 
-    async def player(slot: int) -> None:
+    async def spread(slot: int) -> NatsSeats | HttpSeats:
+        """The slot's first game, started and played a seeded share of a game's life at once (not measured)."""
         game = seats(slot)
+        turns = random.Random(f"open-spread-{kind}-{load}-{slot}").randrange(GAME_TURNS)
+        while True:
+            try:
+                await game.start()
+                for _ in range(turns):
+                    _, running = await game.turn()
+                    if not running:
+                        bench.finished.append(game.game_id)
+                        await game.start()
+                return game
+            except (CommandRefused, nats.errors.Error, httpx.HTTPError, HttpRefused, OSError,
+                    asyncio.IncompleteReadError):
+                await asyncio.sleep(0.05)  # the game is given up: a new one, from the start
+
+    # Games that all start at once also end within the same second, a burst of game ends (the follow-up's last
+    # fold, the leaderboard, the ledger) and of new games no steady load has: spread them over their lives first,
+    # as on a platform whose games began at different times.
+    prepared = await asyncio.gather(*(spread(slot) for slot in range(games)))
+
+    async def player(slot: int) -> None:
+        game = prepared[slot]
         arrivals = random.Random(f"open-{kind}-{load}-{slot}")  # this game's Poisson process, seeded
+        begun = True  # the prepared game runs already
         try:
             while not window.stopping:
                 try:
-                    await game.start()
+                    if not begun:
+                        await game.start()
+                    begun = False
                     scheduled = time.perf_counter()
                     while not window.stopping:
                         scheduled += arrivals.expovariate(rate / games)

@@ -206,6 +206,7 @@ async def run_batch_consumer(
     max_deliver: int = 20,
     stopping: asyncio.Event | None = None,
     grace: float = SHUTDOWN_GRACE,
+    linger: float = 0.0,
 ) -> None:
     """Process `subject` on `stream` through the shared durable consumer `durable`, handing `handler` what one
     fetch brings (up to `batch` messages, in the stream's order) at once, until stopped or cancelled.
@@ -220,6 +221,9 @@ async def run_batch_consumer(
     `grace` seconds, after which it is cancelled and its messages are nak'ed at once, so another replica gets
     them now instead of after `ack_wait`. Cancelling is the same stop without the grace. The handler enters
     `message_span` per message for tracing.
+
+    With `linger`, the loop waits that many seconds after a batch that was not full, so a trickle is taken
+    several messages at a time instead of one per batch (a stop ends the wait).
     """
     log = get_logger(consumer=durable)
     stopping = stopping if stopping is not None else asyncio.Event()
@@ -245,6 +249,8 @@ async def run_batch_consumer(
         for msg in messages:
             await msg.ack()
 
+    stopped = asyncio.Event()  # set with `stopping`: ends a linger at once
+    waker = asyncio.create_task(_set_when(stopping, stopped))
     unfinished: list[Msg] = []
     try:
         while not stopping.is_set():
@@ -264,7 +270,10 @@ async def run_batch_consumer(
                 log.info("consumer_stopping", in_flight=len(messages))
                 break
             unfinished = []
+            if linger and len(messages) < batch:
+                await _linger(linger, stopped)
     finally:
+        waker.cancel()
         # A batch cut short (out of grace, or the loop cancelled) is handed back whole: its transaction did not
         # commit, or it did and the handler takes the messages twice as once.
         await _hand_back(unfinished + _undelivered(subscription))
@@ -272,6 +281,12 @@ async def run_batch_consumer(
             await subscription.unsubscribe()
         except Exception:  # connection may already be closed at shutdown
             pass
+
+
+async def _set_when(first: asyncio.Event, then: asyncio.Event) -> None:
+    """Set `then` once `first` is set."""
+    await first.wait()
+    then.set()
 
 
 async def _finished_or_stopped(work: asyncio.Task[None], stopping: asyncio.Event, grace: float) -> bool:

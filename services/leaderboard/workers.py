@@ -61,12 +61,16 @@ async def consume_game_events(runtime: Runtime) -> None:
 
     await run_batch_consumer(runtime.js, stream=GAME_FACTS_STREAM, durable=LEADERBOARD_DURABLE,
                              subject=GAME_ENDED_FACT, handler=handle, batch=PROJECTION_BATCH,
-                             stopping=runtime.stopping)
+                             stopping=runtime.stopping, linger=PROJECTION_LINGER)
 
 
 PROJECTION_BATCH = 32
 """Ended games projected in one transaction at most: past a few dozen the saved round trips no longer show, and a
 transaction that fails is taken again game by game."""
+PROJECTION_LINGER = 0.5
+"""Seconds the consumer waits after a batch that was not full: at a game end every second or two the next ones
+join the batch (a game's end costs a third when rated with others), and a list or an end table's rating is
+at most half a second later."""
 
 
 def _finished_game(msg: Msg, log: Any) -> FinishedGame | None:

@@ -37,10 +37,10 @@ class Queue:
             wake=wake))
 
     def consume_batches(self, handler: Callable[[list[Msg]], Awaitable[None]], stopping: asyncio.Event, *,
-                        grace: float = 5.0) -> asyncio.Task[None]:
+                        grace: float = 5.0, linger: float = 0.0) -> asyncio.Task[None]:
         return asyncio.create_task(run_batch_consumer(
             self.nc.jetstream(), stream=self.stream, durable=self.durable, subject=self.subject,
-            handler=handler, batch=16, ack_wait=60.0, stopping=stopping, grace=grace))
+            handler=handler, batch=16, ack_wait=60.0, stopping=stopping, grace=grace, linger=linger))
 
     async def consume_until(self, handler: Callable[[Msg], Awaitable[None]], reached: Callable[[], bool], *,
                             timeout: float = 15.0) -> None:
@@ -308,4 +308,39 @@ async def test_a_batch_that_outlasts_the_grace_is_handed_back_whole_at_once(queu
     # Handed back now, not after the minute of ack_wait: another replica takes them at once.
     await queue.consume_until(successor, lambda: len(redelivered) >= 3, timeout=10)
     assert sorted(redelivered) == [(b"one", 2), (b"three", 2), (b"two", 2)]
+    assert await queue.counts() == (0, 0)
+
+
+async def test_a_lingering_batch_consumer_takes_a_trickle_several_at_a_time(queue: Queue) -> None:
+    batches: list[list[bytes]] = []
+
+    async def handle(messages: list[Msg]) -> None:
+        batches.append([msg.data for msg in messages])
+
+    stopping = asyncio.Event()
+    loop = queue.consume_batches(handle, stopping, linger=1.0)
+    for i in range(12):  # a game end every 0.1 s
+        await queue.publish(b"end %d" % i)
+        await asyncio.sleep(0.1)
+    await wait_until(lambda: asyncio.sleep(0, sum(map(len, batches)) >= 12))
+    stopping.set()
+    await asyncio.wait_for(loop, timeout=FETCH_TIMEOUT + 5)
+
+    assert [data for batch in batches for data in batch] == [b"end %d" % i for i in range(12)]
+    assert len(batches) <= 4, f"a trickle of 12 came in {len(batches)} batches"
+    assert await queue.counts() == (0, 0)
+
+
+async def test_a_stop_ends_a_batch_consumers_linger(queue: Queue) -> None:
+    handled: list[bytes] = []
+
+    async def handle(messages: list[Msg]) -> None:
+        handled.extend(msg.data for msg in messages)
+
+    stopping = asyncio.Event()
+    loop = queue.consume_batches(handle, stopping, linger=60.0)  # a linger no test would wait out
+    await queue.publish(b"alone")
+    await wait_until(lambda: asyncio.sleep(0, handled == [b"alone"]))
+    stopping.set()
+    await asyncio.wait_for(loop, timeout=FETCH_TIMEOUT + 5)
     assert await queue.counts() == (0, 0)
