@@ -193,6 +193,8 @@ class Options:
     quiet_wait: float = 60.0
     retries: int = 1
     table: str = "split"
+    open_games: int = 0
+    """Games the open loop spreads its offered rate over (0: the largest of `games`, whose saturation it takes)."""
     table_api: int = 1
     """Table API processes (the first one `table`, the others `table-api-2`, …): every one answers the table's
     NATS commands (one queue group), and the HTTP players' connections are spread over them, as a Kubernetes
@@ -1216,7 +1218,7 @@ async def open_scenario(bench: Bench, kind: str, load: int) -> dict[str, Any]:
     (`spread`), so their ends are spread over time as a steady load's are. A game that ends is replaced by a new
     one whose schedule starts afresh (starting a game is not a turn). Every turn is kept: the percentiles are exact
     (nearest rank)."""
-    games = max(bench.options.games)
+    games = bench.options.open_games or max(bench.options.games)
     saturation = bench.saturation.get(kind)
     if not saturation:
         raise RuntimeError(f"{kind}-open needs the saturation rate of {kind}-{games} from the same run "
@@ -1929,6 +1931,8 @@ def parse_options(argv: list[str]) -> Options:
                                                  "bots, stakes.")
     parser.add_argument("--quick", action="store_true", help="one run of short windows (under 2 minutes)")
     parser.add_argument("--games", help="games in flight, comma-separated (default 1,50,200)")
+    parser.add_argument("--open-games", type=int, default=0,
+                        help="games the open loop spreads its rate over (default: the largest of --games)")
     parser.add_argument("--runs", type=int, help="interleaved runs (default 3; quick 1)")
     parser.add_argument("--seconds", type=float, help="measured seconds per window (default 10; quick 4)")
     parser.add_argument("--warmup", type=float, help="seconds before measuring (default 2; quick 1)")
@@ -1970,7 +1974,7 @@ def parse_options(argv: list[str]) -> Options:
         keep=args.keep, commit=args.commit, http_client=args.http_client,
         quiet_wait=args.quiet_wait if args.quiet_wait is not None else (20.0 if quick else 60.0),
         retries=args.retries if args.retries is not None else 1, table=args.table,
-        table_api=max(1, args.table_api))
+        table_api=max(1, args.table_api), open_games=args.open_games)
 
 
 def event_loop_name() -> str:
