@@ -199,3 +199,42 @@ def test_a_team_signal_never_reaches_the_other_teams_page(browser: Any, web_plat
     finally:
         anton_context.close()
         bea_context.close()
+
+
+def test_a_half_made_choice_stays_when_the_partners_signal_arrives(browser: Any, web_platform: WebPlatform) -> None:
+    """Platz 1 has „Feld frei halten“ open on the board; Platz 3, the partner, signals meanwhile. The live update
+    shows the partner's signal and the free cells stay buttons: the choice was not taken from under the hand."""
+    import httpx
+
+    lobby, table = web_platform.service("lobby"), web_platform.service("table")
+    context, page = new_player(browser, web_platform, "Altair")
+    try:
+        host = next(c["value"] for c in context.cookies() if c["name"] == "speed_session")
+        opened = httpx.post(f"{lobby}/tables", headers={"Authorization": f"Bearer {host}"}, timeout=10, json={
+            "game": "speednova", "settings": {"teams": "mit"}, "player_count": 4, "fill_with_bots": False}).json()
+        others = [httpx.post(f"{lobby}/guests", json={"name": name}, timeout=10).json()["token"]
+                  for name in ("Rigel", "Wega", "Spica")]
+        for joining in others:  # Platz 2, 3 and 4
+            httpx.post(f"{lobby}/tables/{opened['table_id']}/join", headers={"Authorization": f"Bearer {joining}"},
+                       timeout=10).raise_for_status()
+        started = httpx.post(f"{lobby}/tables/{opened['table_id']}/start", timeout=10,
+                             headers={"Authorization": f"Bearer {host}"}).json()
+        game_id = started["game_id"]
+        page.goto(f"{web_platform.url}/spiel/{game_id}")
+        with kept_on_failure(page, "nova-choice-kept"):
+            page.locator("#board .nova-signals button", has_text="Feld frei halten").click()
+            page.locator("#board .nova-choice", has_text="Feld frei halten").wait_for()
+            partner = {"Authorization": f"Bearer {others[1]}"}
+            seen = httpx.get(f"{table}/games/{game_id}/view", headers=partner, timeout=10).json()
+            need = next(move for move in seen["legal_moves"] if move.get("signal") == "brauche")
+            httpx.post(f"{table}/games/{game_id}/moves", headers=partner, timeout=10,
+                       json={"move": need, "expected_n": seen["n"]}).raise_for_status()
+            # The live redraw brings the partner's signal on the plain board; the choice comes back onto it.
+            page.locator("#board .nova-signals .signal.partner").wait_for(timeout=STEP_MS)
+            page.locator("#board .nova-choice", has_text="Feld frei halten").wait_for(timeout=STEP_MS)
+            assert page.locator("#board .nova-signals .signal.partner").count() == 1
+            page.locator("#board g.cell.pick[hx-post]").nth(20).click()
+            page.locator("#preview button.confirm").click()
+            page.locator("#board .nova-signals .signal", has_text="frei halten").wait_for(timeout=STEP_MS)
+    finally:
+        context.close()

@@ -95,6 +95,44 @@
   });
 })();
 
+// ---- a half-made choice on a board drawn by the server survives a live redraw of the same state ----
+// Speednova's choices (a tile picked, its cell, „Feld frei halten“) are states of the board the server draws for
+// `GET /spiel/{id}/brett?…`. A live update that does not change the game's state (a team signal lives in the team's
+// log) redraws the plain board under the player's hands: the choice is asked for again, and the server drops what
+// the legal moves no longer allow. A move sent (any hx-post), "Abbrechen" (no query) or a new state ends it.
+(function () {
+  "use strict";
+  var choice = null; // {url, n}
+  function shownN() {
+    var status = document.querySelector("#game .status[data-n]");
+    return status ? status.getAttribute("data-n") : null;
+  }
+  document.addEventListener("htmx:beforeRequest", function (event) {
+    var elt = event.detail && event.detail.elt;
+    if (!elt || !elt.getAttribute) {
+      return;
+    }
+    var get = elt.getAttribute("hx-get");
+    if (get && /\/brett(\?|$)/.test(get)) {
+      choice = get.indexOf("?") >= 0 ? { url: get, n: shownN() } : null;
+    } else if (elt.getAttribute("hx-post")) {
+      choice = null;
+    }
+  });
+  // The SSE extension tells the element it swapped into, after the swap.
+  document.addEventListener("htmx:sseMessage", function (event) {
+    var target = event.target;
+    if (!choice || !target || target.id !== "board") {
+      return;
+    }
+    if (shownN() !== choice.n) {
+      choice = null; // a new state: its choices start afresh
+      return;
+    }
+    htmx.ajax("GET", choice.url, { target: "#board", swap: "innerHTML" });
+  });
+})();
+
 // ---- replay: arrow keys step through a finished game (Pfeil links/rechts, Pos1, Ende) ----
 (function () {
   "use strict";
