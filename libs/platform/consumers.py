@@ -249,8 +249,6 @@ async def run_batch_consumer(
         for msg in messages:
             await msg.ack()
 
-    stopped = asyncio.Event()  # set with `stopping`: ends a linger at once
-    waker = asyncio.create_task(_set_when(stopping, stopped))
     unfinished: list[Msg] = []
     try:
         while not stopping.is_set():
@@ -271,9 +269,9 @@ async def run_batch_consumer(
                 break
             unfinished = []
             if linger and len(messages) < batch:
-                await _linger(linger, stopped)
+                with contextlib.suppress(TimeoutError):  # a stop ends the wait at once
+                    await asyncio.wait_for(stopping.wait(), linger)
     finally:
-        waker.cancel()
         # A batch cut short (out of grace, or the loop cancelled) is handed back whole: its transaction did not
         # commit, or it did and the handler takes the messages twice as once.
         await _hand_back(unfinished + _undelivered(subscription))
@@ -281,12 +279,6 @@ async def run_batch_consumer(
             await subscription.unsubscribe()
         except Exception:  # connection may already be closed at shutdown
             pass
-
-
-async def _set_when(first: asyncio.Event, then: asyncio.Event) -> None:
-    """Set `then` once `first` is set."""
-    await first.wait()
-    then.set()
 
 
 async def _finished_or_stopped(work: asyncio.Task[None], stopping: asyncio.Event, grace: float) -> bool:
