@@ -145,7 +145,8 @@ FOREIGN_LIMIT = 25.0
 LAG_POLL = 0.025
 
 OPEN_LOAD = (50, 80)
-"""Offered loads of the open-loop scenarios, as % of the saturation rate the same run measured (issue 26)."""
+"""Offered loads of the open-loop scenarios, as % of the saturation rate the same run measured (issue 26); the
+targets are at these two, `--open-loads` measures others beside them (where the open loop's own knee is)."""
 
 # The targets: (label, scenario, field, comparison, limit). Issue 26, point 4 restated speed: CPU per move over
 # every platform process at saturation (it does not drift with the machine's hour as moves/s do) and turn time at a
@@ -195,6 +196,8 @@ class Options:
     table: str = "split"
     open_games: int = 0
     """Games the open loop spreads its offered rate over (0: the largest of `games`, whose saturation it takes)."""
+    open_loads: tuple[int, ...] = OPEN_LOAD
+    """Offered loads of the open loop, % of the same run's saturation rate."""
     table_api: int = 1
     """Table API processes (the first one `table`, the others `table-api-2`, …): every one answers the table's
     NATS commands (one queue group), and the HTTP players' connections are spread over them, as a Kubernetes
@@ -325,6 +328,21 @@ def _process_ticks(pid: int) -> int:
     return int(fields[11]) + int(fields[12])  # utime + stime of all the process's threads
 
 
+def _process_switches(pid: int) -> int:
+    """The process's context switches since it started, voluntary and involuntary, summed over its threads: each
+    time it slept for a message or gave way to another process (0 where /proc does not tell). /proc's read and
+    write counts (`syscr`, `syscw`) would not do beside it: uvloop sends and receives without read() and write()."""
+    switches = 0
+    try:
+        for task in Path(f"/proc/{pid}/task").iterdir():
+            for line in (task / "status").read_text().splitlines():
+                if line.startswith(("voluntary_ctxt_switches", "nonvoluntary_ctxt_switches")):
+                    switches += int(line.split()[1])
+    except OSError:
+        pass
+    return switches
+
+
 def _busy_ticks() -> int:
     values = [int(value) for value in Path("/proc/stat").read_text().splitlines()[0].split()[1:]]
     return sum(values) - values[3] - values[4]  # all but idle and iowait
@@ -342,11 +360,23 @@ class CpuSnapshot:
     at: float
     busy: int
     per_label: dict[str, int]
+    switches: dict[str, int] = field(default_factory=dict)
+    """Per label: context switches so far (`_process_switches`)."""
 
 
 def cpu_snapshot(stack: Stack) -> CpuSnapshot:
+    pids = stack.pids()
     return CpuSnapshot(time.monotonic(), _busy_ticks(),
-                       {label: sum(_process_ticks(pid) for pid in pids) for label, pids in stack.pids().items()})
+                       {label: sum(_process_ticks(pid) for pid in group) for label, group in pids.items()},
+                       {label: sum(_process_switches(pid) for pid in group) for label, group in pids.items()})
+
+
+def switch_rates(before: CpuSnapshot, after: CpuSnapshot) -> dict[str, dict[str, float]]:
+    """Per label, context switches a second over the interval (`switches_per_s`): how often a process was woken
+    for a message or gave way to another one."""
+    seconds = max(after.at - before.at, 1e-9)
+    return {"switches_per_s": {label: round(max(after.switches.get(label, count) - count, 0) / seconds, 1)
+                               for label, count in before.switches.items()}}
 
 
 def cpu_percent(before: CpuSnapshot, after: CpuSnapshot) -> dict[str, float]:
@@ -666,7 +696,7 @@ async def measure(bench: Bench, window: Window, workers: Iterable[Awaitable[None
     _, pending = await asyncio.wait(tasks, timeout=drain_timeout)
     for task in pending:
         task.cancel()
-    return {"cpu_percent": cpu_percent(before, after), "errors": dict(window.errors),
+    return {"cpu_percent": cpu_percent(before, after), **switch_rates(before, after), "errors": dict(window.errors),
             "wind_down_s": round(time.monotonic() - stopped, 2), "workers_cancelled": len(pending),
             "ramp_s": round(window.start - ramped, 2), **(server_latency(*scraped) if scraped else {})}
 
@@ -858,7 +888,7 @@ async def nats_scenario(bench: Bench, games: int) -> dict[str, Any]:
     summary = _moves_summary(window)
     if games == max(bench.options.games):
         bench.saturation["nats"] = summary["moves_per_s"]
-    return {"games": games, **summary, **cpu_per_move(result["cpu_percent"], summary["moves_per_s"]),
+    return {"games": games, **summary, **cpu_per_move(result["cpu_percent"], summary["moves_per_s"], result),
             **followup.summary("followup"), **result}
 
 
@@ -1005,7 +1035,8 @@ async def http_scenario(bench: Bench, games: int) -> dict[str, Any]:
     if games == max(bench.options.games):
         bench.saturation["http"] = summary["moves_per_s"]
     return {"games": games, "client": bench.options.http_client, **summary,
-            **cpu_per_move(result["cpu_percent"], summary["moves_per_s"]), **followup.summary("followup"), **result}
+            **cpu_per_move(result["cpu_percent"], summary["moves_per_s"], result), **followup.summary("followup"),
+            **result}
 
 
 HTTP_ROUTES = {"view": ("GET", "/games/{game_id}/view"), "move": ("POST", "/games/{game_id}/moves")}
@@ -1105,15 +1136,24 @@ def _tail_in_time(window: Window) -> dict[str, Any]:
             "tail_busiest_slice_s": round(max(slices, key=lambda key: slices[key]) / 10, 1)}
 
 
-def cpu_per_move(cpu: dict[str, float], moves_per_s: float) -> dict[str, Any]:
+def cpu_per_move(cpu: dict[str, float], moves_per_s: float, result: dict[str, Any] | None = None) -> dict[str, Any]:
     """CPU per move (µs) per process label over the window, and summed over the platform's processes (every label
-    but the bench client, the bare responder and other processes): `cpu_us_per_move`, `cpu_us_per_move_platform`."""
+    but the bench client, the bare responder and other processes): `cpu_us_per_move`, `cpu_us_per_move_platform`.
+    With the window's `result`, also its context switches per move, per label and summed over the platform
+    (`switches_per_move`, `switches_per_move_platform`)."""
     if not moves_per_s:
         return {}
     per_label = {label: round(percent * 1e4 / moves_per_s) for label, percent in cpu.items()
                  if label not in ("foreign", "machine busy")}
     platform = sum(value for label, value in per_label.items() if label not in NOT_PLATFORM)
-    return {"cpu_us_per_move": per_label, "cpu_us_per_move_platform": platform}
+    figures: dict[str, Any] = {"cpu_us_per_move": per_label, "cpu_us_per_move_platform": platform}
+    per_second = (result or {}).get("switches_per_s")
+    if per_second:
+        per_move = {label: round(value / moves_per_s, 2) for label, value in per_second.items()}
+        figures["switches_per_move"] = per_move
+        figures["switches_per_move_platform"] = round(sum(value for label, value in per_move.items()
+                                                          if label not in NOT_PLATFORM), 2)
+    return figures
 
 
 # ---- open loop: moves on a schedule (issue 26) -----------------------------------------------------------
@@ -1299,7 +1339,8 @@ async def open_scenario(bench: Bench, kind: str, load: int) -> dict[str, Any]:
             "late_p50_ms": _ms(percentile(window.late, 50)), "late_p99_ms": _ms(percentile(window.late, 99)),
             "unscheduled_turn_p50_ms": _ms(percentile(unscheduled, 50)),
             "unscheduled_turn_p99_ms": _ms(percentile(unscheduled, 99)),
-            **cpu_per_move(result["cpu_percent"], summary["moves_per_s"]), **followup.summary("followup"), **result}
+            **cpu_per_move(result["cpu_percent"], summary["moves_per_s"], result), **followup.summary("followup"),
+            **result}
 
 
 # ---- cold replay and memory per cached game --------------------------------------------------------------
@@ -1630,7 +1671,7 @@ def plan(options: Options) -> list[tuple[str, Callable[[Bench], Awaitable[dict[s
             each_g(kind, scenario)
             if "open" in options.only:  # right after the saturation they take their rate from
                 steps += [(f"{kind}-open-{load}", partial(open_scenario, kind=kind, load=load))
-                          for load in OPEN_LOAD]
+                          for load in options.open_loads]
     if "replay" in options.only:
         steps.append(("replay", replay_scenario))
     if "bots" in options.only:
@@ -1736,7 +1777,7 @@ def medians(runs: dict[str, list[dict[str, Any]]]) -> dict[str, dict[str, Any]]:
             values = [entry[key] for entry in results if key in entry]
             if all(isinstance(value, int | float) and not isinstance(value, bool) for value in values):
                 summary[key] = round(median(values), 3)
-            elif key in ("cpu_percent", "cpu_us_per_move"):
+            elif key in ("cpu_percent", "cpu_us_per_move", "switches_per_s", "switches_per_move"):
                 labels = {label for entry in values for label in entry}
                 summary[key] = {label: round(median(entry.get(label, 0.0) for entry in values), 1)
                                 for label in sorted(labels)}
@@ -1839,6 +1880,23 @@ def _cpu_per_move_lines(summary: dict[str, dict[str, Any]]) -> list[str]:
         per = entry["cpu_us_per_move"]
         lines.append(_row(name, _fmt(entry.get("cpu_us_per_move_platform")),
                           *(_fmt(per.get(label)) for label in CPU_PER_MOVE_LABELS), _fmt(per.get("bench client"))))
+    return lines + _switches_per_move_lines(rows)
+
+
+def _switches_per_move_lines(rows: list[tuple[str, dict[str, Any]]]) -> list[str]:
+    """Context switches per move per process: how often a move wakes each process (at saturation one wake-up
+    carries many messages, at a light load each message its own; the CPU per move follows)."""
+    rows = [(name, entry) for name, entry in rows if entry.get("switches_per_move")]
+    if not rows:
+        return []
+    lines = ["", "Context switches per move (voluntary and involuntary, from /proc, over the window ÷ moves):",
+             _row("scenario", "platform", *CPU_PER_MOVE_LABELS, "bench client"),
+             "|---" * (len(CPU_PER_MOVE_LABELS) + 3) + "|"]
+    for name, entry in rows:
+        per = entry["switches_per_move"]
+        lines.append(_row(name, _fmt(entry.get("switches_per_move_platform"), 1),
+                          *(_fmt(per.get(label), 1) for label in CPU_PER_MOVE_LABELS),
+                          _fmt(per.get("bench client"), 1)))
     return lines
 
 
@@ -1933,6 +1991,8 @@ def parse_options(argv: list[str]) -> Options:
     parser.add_argument("--games", help="games in flight, comma-separated (default 1,50,200)")
     parser.add_argument("--open-games", type=int, default=0,
                         help="games the open loop spreads its rate over (default: the largest of --games)")
+    parser.add_argument("--open-loads", help="offered loads of the open loop, %% of the run's saturation rate, "
+                                             "comma-separated (default 50,80: the targets' loads)")
     parser.add_argument("--runs", type=int, help="interleaved runs (default 3; quick 1)")
     parser.add_argument("--seconds", type=float, help="measured seconds per window (default 10; quick 4)")
     parser.add_argument("--warmup", type=float, help="seconds before measuring (default 2; quick 1)")
@@ -1974,7 +2034,8 @@ def parse_options(argv: list[str]) -> Options:
         keep=args.keep, commit=args.commit, http_client=args.http_client,
         quiet_wait=args.quiet_wait if args.quiet_wait is not None else (20.0 if quick else 60.0),
         retries=args.retries if args.retries is not None else 1, table=args.table,
-        table_api=max(1, args.table_api), open_games=args.open_games)
+        table_api=max(1, args.table_api), open_games=args.open_games,
+        open_loads=tuple(int(part) for part in args.open_loads.split(",")) if args.open_loads else OPEN_LOAD)
 
 
 def event_loop_name() -> str:
