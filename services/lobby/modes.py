@@ -32,7 +32,7 @@ from libs.platform.contracts.events import GameEnded, GameMode
 from libs.platform.days import day_end, iso_z
 from libs.platform.http_errors import shown
 from libs.platform.logging import get_logger
-from libs.platform.rpc import CommandRefused, call
+from libs.platform.rpc import RESEND_AFTER, CommandRefused, call
 from libs.platform.service import Runtime
 from libs.platform.table_options import NO_CLOCK
 from libs.rules.home import SoloMode, Stage
@@ -300,7 +300,8 @@ async def _settle_unfinished(runtime: Runtime, session: AsyncSession, player: Id
 async def _leave_game(runtime: Runtime, game_id: str, player_id: str) -> None:
     """Let the player leave a running game at the table service (already left or ended is fine)."""
     try:
-        await call(runtime.nc, LEAVE_GAME, LeaveGame(game_id=game_id, player_id=player_id))
+        # Sent again after RESEND_AFTER when no answer comes: leaving twice is answered `already`.
+        await call(runtime.nc, LEAVE_GAME, LeaveGame(game_id=game_id, player_id=player_id), attempt=RESEND_AFTER)
     except CommandRefused as refusal:
         if refusal.status != 404:  # a game the table does not know (any more) needs no leaving
             raise

@@ -19,7 +19,7 @@ from libs.platform.clock import clock_of
 from libs.platform.contracts.commands import START_GAME, StartedReply, StartGame, StartSeat
 from libs.platform.contracts.events import GameMode, PlatformSettings
 from libs.platform.logging import get_logger
-from libs.platform.rpc import CommandRefused, call
+from libs.platform.rpc import RESEND_AFTER, CommandRefused, call
 from libs.platform.service import Runtime
 from libs.rules import registry
 from libs.rules.home import Home, SoloMode
@@ -499,7 +499,9 @@ async def _start(runtime: Runtime, session: AsyncSession, table: GameTable, seat
         mode=game_mode_of(table), seed=seed, seed_reveal_at=seed_reveal_at)
     log = get_logger(table_id=table.table_id, game_id=game_id)
     try:
-        result = await call(runtime.nc, START_GAME, command)
+        # Sent again after RESEND_AFTER when no answer comes (a table replica that died holding it): the same id,
+        # so a repeat after the first was stored is refused as game_exists, below.
+        result = await call(runtime.nc, START_GAME, command, attempt=RESEND_AFTER)
     except CommandRefused as refusal:
         if refusal.code != "game_exists":
             raise

@@ -64,8 +64,23 @@ class TableStandIn:
     requests: list[dict[str, Any]] = field(default_factory=list)
     refusal: CommandRefused | None = None
     leaves: list[dict[str, Any]] = field(default_factory=list)
+    dying: set[str] = field(default_factory=set)
+    """Commands ("start", "leave") whose next request it takes (noted) and never answers, as a replica that died
+    holding it: the caller hears nothing, as from a SIGKILLed table."""
+    released: asyncio.Event = field(default_factory=asyncio.Event)
+    """Set when the test ends: a request held by `dying` is let go (unanswered)."""
+
+    async def _dies_with(self, command: str) -> bool:
+        """Whether this request is the one a dying replica took: then wait, unanswering, till the test ends."""
+        if command not in self.dying:
+            return False
+        self.dying.discard(command)
+        await self.released.wait()
+        return True
 
     async def handle_leave(self, payload: dict[str, Any]) -> dict[str, Any]:
+        if await self._dies_with("leave"):
+            raise CommandRefused(503, "Diesen Spieltisch gibt es nicht mehr.", "gone")
         command = LeaveGame.from_data(payload)
         already = any(left == payload for left in self.leaves)
         self.leaves.append(payload)
@@ -73,6 +88,8 @@ class TableStandIn:
 
     async def handle(self, payload: dict[str, Any]) -> dict[str, Any]:
         self.requests.append(payload)
+        if await self._dies_with("start"):
+            raise CommandRefused(503, "Diesen Spieltisch gibt es nicht mehr.", "gone")
         if self.refusal is not None:
             raise self.refusal
         command = StartGame.from_data(payload)
@@ -144,6 +161,7 @@ async def table_service(lobby_nc: NatsClient) -> AsyncIterator[TableStandIn]:
     leaving = await serve(lobby_nc, TABLE_LEAVE, "table", stand_in.handle_leave)
     await lobby_nc.flush()
     yield stand_in
+    stand_in.released.set()
     await subscription.unsubscribe()
     await leaving.unsubscribe()
 

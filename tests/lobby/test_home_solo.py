@@ -145,6 +145,18 @@ async def test_one_unfinished_game_per_mode_unless_the_older_is_given_up(
     assert {entry["game_id"] for entry in running} == {given_up.json()["game_id"], other_mode.json()["game_id"]}
 
 
+async def test_a_give_up_lost_with_a_dying_table_replica_is_asked_again(
+        lobby: Lobby, table_service: TableStandIn) -> None:
+    anna = await new_guest(lobby.http, "Anna")
+    first = (await solo(lobby.http, anna, game="tinygame", mode="frei")).json()
+    table_service.dying.add("leave")  # the replica that takes the leave dies with it
+
+    again = await solo(lobby.http, anna, game="tinygame", mode="frei", give_up_unfinished=True)
+
+    assert again.status_code == 201, again.text
+    assert table_service.leaves == [{"game_id": first["game_id"], "player_id": anna["player_id"]}]
+
+
 async def test_the_table_having_let_the_player_go_already_is_fine(
         lobby: Lobby, table_service: TableStandIn) -> None:
     anna = await new_guest(lobby.http, "Anna")

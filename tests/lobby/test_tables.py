@@ -290,6 +290,22 @@ async def test_an_option_of_another_workshop_is_refused_with_a_reason(lobby: Lob
     assert "Kirchenfenster" in answer.json()["detail"]
 
 
+async def test_a_start_lost_with_a_dying_table_replica_is_asked_again_and_the_game_starts_once(
+        lobby: Lobby, table_service: TableStandIn) -> None:
+    """A table replica that dies holding the start never answers; the lobby asks again (`RESEND_AFTER`) instead of
+    waiting out its timeout and telling the player the table is unreachable."""
+    table_service.dying.add("start")
+    host = await new_guest(lobby.http)
+
+    answer = await lobby.http.post("/tables/solo", headers=host["headers"], json={
+        "game": "speedmosaik", "settings": {}, "opponents": 1})
+
+    assert answer.status_code == 201, answer.text
+    asked = [request["game_id"] for request in table_service.requests]
+    assert asked == [answer.json()["game_id"]] * 2  # the same game asked for twice, started by the living one
+    assert (await lobby.http.get(f"/tables/{answer.json()['table_id']}")).json()["status"] == "playing"
+
+
 async def test_a_start_retried_after_a_lost_reply_names_the_same_game(
         lobby: Lobby, table_service: TableStandIn) -> None:
     table_service.refusal = CommandRefused(409, "Die Partie gibt es schon.", "game_exists")
