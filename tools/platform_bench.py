@@ -149,7 +149,8 @@ OPEN_LOAD = (50, 80)
 targets are at these two, `--open-loads` measures others beside them (where the open loop's own knee is)."""
 
 # The targets: (label, scenario, field, comparison, limit). Issue 26, point 4 restated speed: CPU per move over
-# every platform process at saturation (it does not drift with the machine's hour as moves/s do) and turn time at a
+# every platform process at saturation (steadier than moves/s, though it follows the host's price of a message:
+# docs/benchmarks.md, "The knee, and what a wake-up costs") and turn time at a
 # fixed offered load (open loop); moves/s at saturation are reported as a share of the bare limit, no longer a target,
 # and the closed loop's p99 at saturation is not one either (Little's law ties it to the throughput).
 TARGETS: tuple[tuple[str, str, str, str, float], ...] = (
@@ -331,7 +332,8 @@ def _process_ticks(pid: int) -> int:
 def _process_switches(pid: int) -> int:
     """The process's context switches since it started, voluntary and involuntary, summed over its threads: each
     time it slept for a message or gave way to another process (0 where /proc does not tell). /proc's read and
-    write counts (`syscr`, `syscw`) would not do beside it: uvloop sends and receives without read() and write()."""
+    write counts (`syscr`, `syscw`) were tried beside it and left out: for the uvloop processes they counted a
+    fraction of the system calls `perf stat` saw (the table: 2.2 a move against 13.9)."""
     switches = 0
     try:
         for task in Path(f"/proc/{pid}/task").iterdir():
