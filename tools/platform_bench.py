@@ -890,7 +890,7 @@ async def nats_scenario(bench: Bench, games: int) -> dict[str, Any]:
     summary = _moves_summary(window)
     if games == max(bench.options.games):
         bench.saturation["nats"] = summary["moves_per_s"]
-    return {"games": games, **summary, **cpu_per_move(result["cpu_percent"], summary["moves_per_s"], result),
+    return {"games": games, **summary, **cpu_per_move(result, summary["moves_per_s"]),
             **followup.summary("followup"), **result}
 
 
@@ -1037,7 +1037,7 @@ async def http_scenario(bench: Bench, games: int) -> dict[str, Any]:
     if games == max(bench.options.games):
         bench.saturation["http"] = summary["moves_per_s"]
     return {"games": games, "client": bench.options.http_client, **summary,
-            **cpu_per_move(result["cpu_percent"], summary["moves_per_s"], result), **followup.summary("followup"),
+            **cpu_per_move(result, summary["moves_per_s"]), **followup.summary("followup"),
             **result}
 
 
@@ -1138,24 +1138,26 @@ def _tail_in_time(window: Window) -> dict[str, Any]:
             "tail_busiest_slice_s": round(max(slices, key=lambda key: slices[key]) / 10, 1)}
 
 
-def cpu_per_move(cpu: dict[str, float], moves_per_s: float, result: dict[str, Any] | None = None) -> dict[str, Any]:
-    """CPU per move (µs) per process label over the window, and summed over the platform's processes (every label
-    but the bench client, the bare responder and other processes): `cpu_us_per_move`, `cpu_us_per_move_platform`.
-    With the window's `result`, also its context switches per move, per label and summed over the platform
-    (`switches_per_move`, `switches_per_move_platform`)."""
+def cpu_per_move(result: dict[str, Any], moves_per_s: float) -> dict[str, Any]:
+    """From a window's `result`: CPU per move (µs) and context switches per move, per process label and summed over
+    the platform's processes (every label but the bench client, the bare responder and other processes):
+    `cpu_us_per_move` and `switches_per_move`, each with its `_platform` sum."""
     if not moves_per_s:
         return {}
-    per_label = {label: round(percent * 1e4 / moves_per_s) for label, percent in cpu.items()
-                 if label not in ("foreign", "machine busy")}
-    platform = sum(value for label, value in per_label.items() if label not in NOT_PLATFORM)
-    figures: dict[str, Any] = {"cpu_us_per_move": per_label, "cpu_us_per_move_platform": platform}
-    per_second = (result or {}).get("switches_per_s")
-    if per_second:
-        per_move = {label: round(value / moves_per_s, 2) for label, value in per_second.items()}
-        figures["switches_per_move"] = per_move
-        figures["switches_per_move_platform"] = round(sum(value for label, value in per_move.items()
-                                                          if label not in NOT_PLATFORM), 2)
-    return figures
+    cpu = {label: percent * 1e4 for label, percent in result["cpu_percent"].items()
+           if label not in ("foreign", "machine busy")}  # % of a core -> µs a second
+    return {**_per_move("cpu_us_per_move", cpu, moves_per_s, digits=None),
+            **_per_move("switches_per_move", result.get("switches_per_s", {}), moves_per_s, digits=2)}
+
+
+def _per_move(name: str, per_second: dict[str, float], moves_per_s: float, digits: int | None) -> dict[str, Any]:
+    """`name`: each label's figure a second ÷ moves a second, rounded to `digits`; `name`_platform: their sum over
+    the platform's labels. Nothing when there are no figures."""
+    if not per_second:
+        return {}
+    per_move = {label: round(value / moves_per_s, digits) for label, value in per_second.items()}
+    platform = sum(value for label, value in per_move.items() if label not in NOT_PLATFORM)
+    return {name: per_move, f"{name}_platform": round(platform, digits)}
 
 
 # ---- open loop: moves on a schedule (issue 26) -----------------------------------------------------------
@@ -1341,7 +1343,7 @@ async def open_scenario(bench: Bench, kind: str, load: int) -> dict[str, Any]:
             "late_p50_ms": _ms(percentile(window.late, 50)), "late_p99_ms": _ms(percentile(window.late, 99)),
             "unscheduled_turn_p50_ms": _ms(percentile(unscheduled, 50)),
             "unscheduled_turn_p99_ms": _ms(percentile(unscheduled, 99)),
-            **cpu_per_move(result["cpu_percent"], summary["moves_per_s"], result), **followup.summary("followup"),
+            **cpu_per_move(result, summary["moves_per_s"]), **followup.summary("followup"),
             **result}
 
 
@@ -1871,34 +1873,27 @@ CPU_PER_MOVE_LABELS = ("table", "table-followup", "nats-server", "postgres", "le
 
 
 def _cpu_per_move_lines(summary: dict[str, dict[str, Any]]) -> list[str]:
-    """CPU per move (µs) per platform process, for every moves scenario."""
-    rows = [(name, entry) for name, entry in summary.items() if entry.get("cpu_us_per_move")]
-    if not rows:
-        return []
-    lines = ["", "CPU per move, µs (process CPU time over the window ÷ moves; 'platform' sums every process but the "
-                 "bench client):", _row("scenario", "platform", *CPU_PER_MOVE_LABELS, "bench client"),
-             "|---" * (len(CPU_PER_MOVE_LABELS) + 3) + "|"]
-    for name, entry in rows:
-        per = entry["cpu_us_per_move"]
-        lines.append(_row(name, _fmt(entry.get("cpu_us_per_move_platform")),
-                          *(_fmt(per.get(label)) for label in CPU_PER_MOVE_LABELS), _fmt(per.get("bench client"))))
-    return lines + _switches_per_move_lines(rows)
+    """CPU per move (µs) and context switches per move per platform process, for every moves scenario (switches:
+    how often a move wakes each process; at saturation one wake-up carries many messages, at a light load each
+    message its own, and the CPU per move follows)."""
+    cpu = ("CPU per move, µs (process CPU time over the window ÷ moves; 'platform' sums every process but the "
+           "bench client):")
+    switches = "Context switches per move (voluntary and involuntary, from /proc, over the window ÷ moves):"
+    return (_per_move_table(summary, "cpu_us_per_move", 0, cpu)
+            + _per_move_table(summary, "switches_per_move", 1, switches))
 
 
-def _switches_per_move_lines(rows: list[tuple[str, dict[str, Any]]]) -> list[str]:
-    """Context switches per move per process: how often a move wakes each process (at saturation one wake-up
-    carries many messages, at a light load each message its own; the CPU per move follows)."""
-    rows = [(name, entry) for name, entry in rows if entry.get("switches_per_move")]
+def _per_move_table(summary: dict[str, dict[str, Any]], key: str, digits: int, title: str) -> list[str]:
+    """A table of `key` (a figure per process label) with its platform sum, one row per scenario that has it."""
+    rows = [(name, entry) for name, entry in summary.items() if entry.get(key)]
     if not rows:
         return []
-    lines = ["", "Context switches per move (voluntary and involuntary, from /proc, over the window ÷ moves):",
-             _row("scenario", "platform", *CPU_PER_MOVE_LABELS, "bench client"),
+    lines = ["", title, _row("scenario", "platform", *CPU_PER_MOVE_LABELS, "bench client"),
              "|---" * (len(CPU_PER_MOVE_LABELS) + 3) + "|"]
     for name, entry in rows:
-        per = entry["switches_per_move"]
-        lines.append(_row(name, _fmt(entry.get("switches_per_move_platform"), 1),
-                          *(_fmt(per.get(label), 1) for label in CPU_PER_MOVE_LABELS),
-                          _fmt(per.get("bench client"), 1)))
+        per = entry[key]
+        lines.append(_row(name, _fmt(entry.get(f"{key}_platform"), digits),
+                          *(_fmt(per.get(label), digits) for label in (*CPU_PER_MOVE_LABELS, "bench client"))))
     return lines
 
 

@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-import nats.errors
 from sqlalchemy import func, select, text
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.exc import IntegrityError
@@ -32,7 +31,7 @@ from libs.platform.contracts.events import GameEnded, GameMode
 from libs.platform.days import day_end, iso_z
 from libs.platform.http_errors import shown
 from libs.platform.logging import get_logger
-from libs.platform.rpc import RESEND_AFTER, CommandRefused, call
+from libs.platform.rpc import CommandRefused
 from libs.platform.service import Runtime
 from libs.platform.table_options import NO_CLOCK
 from libs.rules.home import SoloMode, Stage
@@ -42,7 +41,17 @@ from services.lobby.database import sessions_of
 from services.lobby.errors import conflict, invalid
 from services.lobby.models import CampaignWin, DailyAttempt, GameTable, Seat
 from services.lobby.table_settings import PLATFORM_KEYS, TableSettings, game_title, rule_module, validate_settings
-from services.lobby.tables import FINISHED, OPEN, PLAYING, _bot_seat, _human_seat, _start, describe, mode_json
+from services.lobby.tables import (
+    FINISHED,
+    OPEN,
+    PLAYING,
+    _bot_seat,
+    _human_seat,
+    _start,
+    ask_table,
+    describe,
+    mode_json,
+)
 
 
 @dataclass(frozen=True)
@@ -300,14 +309,10 @@ async def _settle_unfinished(runtime: Runtime, session: AsyncSession, player: Id
 async def _leave_game(runtime: Runtime, game_id: str, player_id: str) -> None:
     """Let the player leave a running game at the table service (already left or ended is fine)."""
     try:
-        # Sent again after RESEND_AFTER when no answer comes: leaving twice is answered `already`.
-        await call(runtime.nc, LEAVE_GAME, LeaveGame(game_id=game_id, player_id=player_id), attempt=RESEND_AFTER)
+        await ask_table(runtime, LEAVE_GAME, LeaveGame(game_id=game_id, player_id=player_id))
     except CommandRefused as refusal:
         if refusal.status != 404:  # a game the table does not know (any more) needs no leaving
             raise
-    except (nats.errors.TimeoutError, nats.errors.NoRespondersError) as error:
-        raise CommandRefused(503, "Der Spieltisch ist gerade nicht erreichbar. Bitte versuche es gleich noch "
-                                  "einmal.", "table_unavailable") from error
 
 
 def _mode_table(player: Identity, plan: Plan, mode: SoloMode, now: datetime) -> GameTable:

@@ -16,7 +16,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from libs.platform.auth import Identity
 from libs.platform.clock import clock_of
-from libs.platform.contracts.commands import START_GAME, StartedReply, StartGame, StartSeat
+from libs.platform.contracts.commands import START_GAME, Command, Rep, Req, StartedReply, StartGame, StartSeat
 from libs.platform.contracts.events import GameMode, PlatformSettings
 from libs.platform.logging import get_logger
 from libs.platform.rpc import RESEND_AFTER, CommandRefused, call
@@ -479,6 +479,22 @@ async def _settle_rematch(runtime: Runtime, session: AsyncSession, table: GameTa
     return remaining
 
 
+TABLE_UNAVAILABLE = "table_unavailable"
+"""The refusal's code when the table service does not answer (503)."""
+
+
+async def ask_table(runtime: Runtime, command: Command[Req, Rep], body: Req) -> Rep:
+    """Send the table service a command that is harmless to repeat (a start names its game, a second leave is
+    answered `already`) and return its reply: sent again after RESEND_AFTER without an answer, as a table replica
+    that died holding it never answers; refused with 503 `table_unavailable` when none comes within the call's
+    timeout. The table's own refusals pass as they are."""
+    try:
+        return await call(runtime.nc, command, body, attempt=RESEND_AFTER)
+    except (nats.errors.TimeoutError, nats.errors.NoRespondersError) as error:
+        raise CommandRefused(503, "Der Spieltisch ist gerade nicht erreichbar. Bitte versuche es gleich noch "
+                                  "einmal.", TABLE_UNAVAILABLE) from error
+
+
 async def _start(runtime: Runtime, session: AsyncSession, table: GameTable, seats: list[Seat], *,
                  seed: str | None = None, seed_reveal_at: str | None = None) -> None:
     """Ask the table service to start the game, inside the caller's transaction and row lock.
@@ -499,18 +515,14 @@ async def _start(runtime: Runtime, session: AsyncSession, table: GameTable, seat
         mode=game_mode_of(table), seed=seed, seed_reveal_at=seed_reveal_at)
     log = get_logger(table_id=table.table_id, game_id=game_id)
     try:
-        # Sent again after RESEND_AFTER when no answer comes (a table replica that died holding it): the same id,
-        # so a repeat after the first was stored is refused as game_exists, below.
-        result = await call(runtime.nc, START_GAME, command, attempt=RESEND_AFTER)
+        result = await ask_table(runtime, START_GAME, command)
     except CommandRefused as refusal:
+        if refusal.code == TABLE_UNAVAILABLE:
+            log.warning("table_start_unanswered")
         if refusal.code != "game_exists":
             raise
-        # Our own earlier attempt started it; only its reply was lost.
+        # Our own earlier attempt (or its repeat) started it; only its reply was lost.
         result = StartedReply(game_id=game_id, rules=rule_module(table.game).rules_id, n=1)
-    except (nats.errors.TimeoutError, nats.errors.NoRespondersError) as error:
-        log.warning("table_start_unanswered")
-        raise CommandRefused(503, "Der Spieltisch ist gerade nicht erreichbar. Bitte versuche es gleich "
-                                  "noch einmal.", "table_unavailable") from error
     for seat in seats:
         session.add(seat)
     table.status = PLAYING
