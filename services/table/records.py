@@ -15,7 +15,7 @@ from libs.platform.contracts.events import GameMode, PlatformSettings
 from libs.platform.envelope import GENESIS, Event, EventType, parse_stamp
 from libs.platform.private import opened
 from libs.rules import RuleModule, registry
-from libs.rules.engine import Engine, Position, Step
+from libs.rules.engine import Engine, Position, Step, visible_effects
 from libs.rules.evolve import evolve
 from services.table.event_store import StoredEvent
 
@@ -106,6 +106,23 @@ class TeamHead:
         return _EFFECTS.decode(_unpack(self.effects_json))
 
 
+TURN_MOVES = 16
+"""A seat's latest turn keeps the effects of at most this many moves (its last ones): a long turn of many small
+moves (Speedspore's trades and builds) is shown by what it did last."""
+
+
+@dataclass(frozen=True, slots=True)
+class SeatTurn:
+    """One seat's latest turn: the number of its last move and each of its moves' effects (packed JSON)."""
+
+    n: int
+    effects: tuple[bytes, ...]
+
+    def all_effects(self) -> list[dict[str, Any]]:
+        """The turn's effects, move by move in order (fresh copies)."""
+        return [effect for packed in self.effects for effect in _EFFECTS.decode(_unpack(packed))]
+
+
 class OutOfOrder(CorruptLog):
     """A team-log entry follows a game event this record has already folded past (a race between two replicas'
     appends): the caller folds the logs afresh, merged in their order."""
@@ -161,6 +178,12 @@ class GameRecord:
     """Seats whose humans left while other humans still played (they lose 10 leaderboard points)."""
     last_sig: dict[str, str] | None = None
     """The table's signature of the last event (``{"kid", "sig"}``; None: unsigned): a move's receipt."""
+    turns: tuple[SeatTurn | None, ...] = ()
+    """Per seat, its latest turn (None: it has not moved yet): the moves it made since another seat last made a
+    move it had to make (`SeatTurn`), for the view's `last_moves` (what an opponent just did, marked on the board)."""
+    turn_seat: int | None = None
+    """The seat of the last move made by a seat that had to move (whose turn it was); an answer to an offer (a
+    seat that only may act) does not end the mover's turn."""
     clocks: tuple[ClockStart | None, ...] = ()
     """Per seat: the event its current must-act decision began with (None: no clock runs for it).
 
@@ -235,9 +258,14 @@ class GameRecord:
                     applied = self.engine.apply(self.position, mover, opened(event.data["move"]))
                 except Exception as error:  # an illegal or unreadable stored move: the log cannot be folded
                     raise CorruptLog(f"game {self.game_id}: event {event.n} cannot be replayed ({error})") from error
+            packed = _pack(applied.effects) if applied.effects else _NO_EFFECTS
+            decision = self.position.decision_of(mover)
             changes.update(position=applied.position,
-                           effects_json=_pack(applied.effects) if keep_effects else _NO_EFFECTS,
-                           clocks=clocks_after(applied.position, event, self.clocks))
+                           effects_json=packed if keep_effects else _NO_EFFECTS,
+                           clocks=clocks_after(applied.position, event, self.clocks),
+                           turns=self._turns_after(mover, event.n, packed))
+            if decision is not None and decision.must:
+                changes["turn_seat"] = mover
         elif event.type == EventType.PLAYER_LEFT:
             changes["left"] = self.left | {int(event.data["seat"])}
             if event.data.get("with_other_humans"):
@@ -247,6 +275,26 @@ class GameRecord:
             changes["ended"] = Ended(outcome_json=b"" if outcome is None else _pack(outcome),
                                      seed=event.data.get("seed"))
         return evolve(self, **changes)
+
+    def _turns_after(self, mover: int, n: int, packed: bytes) -> tuple[SeatTurn | None, ...]:
+        """The seats' latest turns once `mover` made move `n` with the effects `packed`: its turn goes on while no
+        other seat has made a move it had to make since (`turn_seat`), else this move begins a new one."""
+        turns = list(self.turns) + [None] * (len(self.seats) - len(self.turns))
+        current = turns[mover]
+        if current is not None and self.turn_seat == mover:
+            turns[mover] = SeatTurn(n, (*current.effects, packed)[-TURN_MOVES:])
+        else:
+            turns[mover] = SeatTurn(n, (packed,))
+        return tuple(turns)
+
+    def last_moves(self, viewer: int | None) -> list[dict[str, Any] | None]:
+        """Per seat, its latest turn as `viewer` may read it: ``{"n", "effects"}`` (None: the seat has not moved)."""
+        shown: list[dict[str, Any] | None] = []
+        for index in range(len(self.seats)):
+            turn = self.turns[index] if index < len(self.turns) else None
+            shown.append(None if turn is None else
+                         {"n": turn.n, "effects": visible_effects(turn.all_effects(), viewer)})
+        return shown
 
     def team_of_seat(self, seat: int | None) -> TeamHead | None:
         """Return the team log `seat` belongs to and may read (None: a spectator, or no team logs)."""

@@ -44,6 +44,7 @@ def game_view(record: GameRecord, viewer: int | None, clock: Clock | None = None
         "legal_moves": engine.legal_moves(position, viewer) if acting and viewer is not None else [],
         "can_undo": bool(acting and viewer is not None and engine.can_undo(position, viewer)),
         "last_effects": visible_effects(record.last_effects, viewer),
+        "last_moves": record.last_moves(viewer),
         "clocks": clocks(record) if is_running else [],
         "seed_commitment": record.seed_commitment,
     }
