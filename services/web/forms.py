@@ -17,6 +17,15 @@ SOLO_PLATFORM_KEYS = ("think_time", "tempo", "turbo")
 TABLE_PLATFORM_KEYS = ("think_time", "tempo", "stake")
 """Platform settings an open table offers (turbo is for solo games only)."""
 LEVEL_WORDS = {"easy": "leicht", "normal": "normal", "strong": "stark"}
+PLATFORM_WORDS: dict[str, tuple[str, dict[Any, str]]] = {
+    "turbo": ("Computer ziehen", {False: "mit kurzer Pause", True: "sofort"}),
+    "stake": ("Einsatz", {}),
+}
+"""The platform's settings in a player's words (the lobby's labels name what the API offers: "Turbo (nur solo)",
+"Einsatz (Taler, nur an offenen Tischen)"); values without an entry keep their plain words."""
+LONG_CHOICE = 24
+"""A field with a choice longer than this is offered as radio buttons, whose labels wrap (a select cuts its
+closed text at a phone's width: "Rekordjagd (ohne Bank, ein Stein n…")."""
 
 
 @dataclass
@@ -34,6 +43,11 @@ class Field:
     choices: list[Choice]
     note: str = ""
     children: list[Field] = field(default_factory=list)
+
+    @property
+    def is_radio(self) -> bool:
+        """Whether the field is shown as radio buttons (a choice too long for a select at 360 px)."""
+        return any(len(choice.text) > LONG_CHOICE for choice in self.choices)
 
 
 def field_text(value: Any) -> str:
@@ -92,11 +106,14 @@ def platform_fields(description: dict[str, Any], keys: tuple[str, ...] = SOLO_PL
         option = platform.get(key)
         if option is None:
             continue
+        label, words = PLATFORM_WORDS.get(key, (str(option.get("label", key)), {}))
         choices = []
         for raw in option.get("values", []):
             value, text, available = _value_label(option, raw)
-            choices.append(Choice(value, text, available, value == option.get("default")))
-        fields.append(Field(f"p:{key}", str(option.get("label", key)), choices))
+            if key == "stake":
+                text = "ohne" if value == 0 else f"{value} Taler"
+            choices.append(Choice(value, words.get(value, text), available, value == option.get("default")))
+        fields.append(Field(f"p:{key}", label, choices))
     return fields
 
 
