@@ -9,6 +9,7 @@ named for other table sizes left out, so the lobby receives exactly what its des
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -147,6 +148,15 @@ def _match(option: dict[str, Any], text: str | None) -> tuple[bool, Any]:
         if field_text(value) == text:
             return True, value
     return False, None
+
+
+def json_object(text: str) -> dict[str, Any] | None:
+    """A posted JSON object ("Nochmal"'s settings), or None for anything else."""
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
 
 
 def read_settings(description: dict[str, Any], form: dict[str, str], seats: int,
