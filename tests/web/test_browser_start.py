@@ -18,8 +18,8 @@ from tests.web.conftest import DESKTOP, PHONE, WebPlatform
 
 GAMES = {"speedkoi": "Speedkoi", "speedmosaik": "Speedmosaik", "speednova": "Speednova", "speedspore": "Speedspore"}
 SMALL_CONTROLS = (
-    "() => [...document.querySelectorAll('header a, main button, main select, main summary, main input:not([type=radio])"
-    ":not([type=hidden]), main .open-tables a, main .watch-list a, main a.more')]"
+    "() => [...document.querySelectorAll('header a, main button, main select, main summary, "
+    "main input:not([type=radio]):not([type=hidden]), main .open-tables a, main .watch-list a, main a.more')]"
     ".filter(e => e.offsetParent !== null && e.getBoundingClientRect().height < 44)"
     ".map(e => (e.textContent || e.name || e.tagName).trim().slice(0, 40) + ': ' + e.getBoundingClientRect().height)")
 
@@ -59,7 +59,8 @@ def test_a_new_visitor_sees_every_game_with_a_picture_and_plays_in_one_click(
                 nova.get_by_text("Optionen", exact=True).click()
                 assert nova.get_by_label("Computergegner").is_visible()
                 long_choice = nova.get_by_role("radio", name=re.compile("^Rekordjagd")).first
-                text = nova.locator("label.radio span", has_text="Rekordjagd (ohne Bank, ein Stein nach dem anderen)")
+                text = nova.locator("details.options label.radio span",
+                                     has_text="Rekordjagd (ohne Bank, ein Stein nach dem anderen)")
                 box = text.bounding_box()
                 assert long_choice.is_visible() and box["x"] + box["width"] <= size["width"]
                 assert text.evaluate("e => e.scrollWidth <= e.clientWidth + 1")

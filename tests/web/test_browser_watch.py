@@ -39,15 +39,18 @@ def _hand_text(web_platform: WebPlatform, context: Any, game_id: str) -> str:
 
 
 def _stream_text(url: str, seconds: float) -> str:
-    """What the spectator page's live stream sends within `seconds`."""
+    """What the spectator page's live stream sends within about `seconds` (at least its first update)."""
     received: list[str] = []
     deadline = time.monotonic() + seconds
-    with httpx.stream("GET", url, timeout=httpx.Timeout(5.0, read=seconds + 5)) as answer:
-        assert answer.status_code == 200
-        for line in answer.iter_lines():
-            received.append(line)
-            if time.monotonic() > deadline or sum(1 for seen in received if seen == "event: watch") >= 2:
-                break
+    try:
+        with httpx.stream("GET", url, timeout=httpx.Timeout(5.0, read=seconds)) as answer:
+            assert answer.status_code == 200
+            for line in answer.iter_lines():
+                received.append(line)
+                if time.monotonic() > deadline:
+                    break
+    except httpx.ReadTimeout:
+        pass  # nothing more within the time: what came is what the spectator got
     return "\n".join(received)
 
 
