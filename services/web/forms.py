@@ -24,7 +24,7 @@ PLATFORM_WORDS: dict[str, tuple[str, dict[Any, str]]] = {
 }
 """The platform's settings in a player's words (the lobby's labels name what the API offers: "Turbo (nur solo)",
 "Einsatz (Taler, nur an offenen Tischen)"); values without an entry keep their plain words."""
-LONG_CHOICE = 24
+LONG_CHOICE = 34
 """A field with a choice longer than this is offered as radio buttons, whose labels wrap (a select cuts its
 closed text at a phone's width: "Rekordjagd (ohne Bank, ein Stein n…")."""
 
