@@ -491,6 +491,8 @@ async def open_table(request: Request) -> Response:
 
 async def _table_page(page: Page, table_id: str, error: str = "", status: int = 200,
                       fragment: bool = False) -> Response:
+    from services.web.start import game_title
+
     try:
         table, me, wallet = await asyncio.gather(page.call("lobby", "GET", f"/tables/{table_id}"), _me(page),
                                                  _wallet(page))
@@ -503,6 +505,7 @@ async def _table_page(page: Page, table_id: str, error: str = "", status: int = 
             return page.redirect(f"/spiel/{table['game_id']}")
     mine = me is not None and any(seat.get("player_id") == me["player_id"] for seat in table.get("seats", []))
     context = {"table": table, "me": me, "mine": mine, "error": error, "table_id": table_id, "wallet": wallet,
+               "game_title": await game_title(page, str(table.get("game", ""))),
                "is_host": me is not None and (table.get("host") or {}).get("player_id") == me["player_id"]}
     return page.render("_table.html" if fragment else "table.html", status=status, title="Tisch", **context)
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import secrets
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -62,6 +63,24 @@ def thumbnail(game: str, title: str) -> Markup:
         '</text></svg>').format(title=title, letter=(title[:1] or "?").upper())
     _THUMBNAILS[game] = picture
     return picture
+
+
+_TITLES: dict[str, tuple[float, str]] = {}
+TITLE_SECONDS = 300.0
+
+
+async def game_title(page: Page, game: str) -> str:
+    """The game's title as players read it (lobby `GET /games/{game}`, `spec.title`; kept 5 minutes)."""
+    cached = _TITLES.get(game)
+    if cached is not None and time.monotonic() - cached[0] < TITLE_SECONDS:
+        return cached[1]
+    try:
+        description = await page.call("lobby", "GET", f"/games/{game}")
+    except ApiError:
+        return game.capitalize()
+    title = str((description.get("spec") or {}).get("title") or game.capitalize())
+    _TITLES[game] = (time.monotonic(), title)
+    return title
 
 
 def shown_games(page: Page, games: list[dict[str, Any]]) -> list[dict[str, Any]]:
