@@ -107,3 +107,55 @@ def test_a_visitor_watches_a_running_game_live_without_any_hand(browser: Any, we
     finally:
         host_context.close()
         watcher_context.close()
+
+
+def _normalized(page: Any, html: str) -> str:
+    """`html` as this browser writes it back (quoting, entities, SVG tags), to compare markup with the DOM."""
+    return str(page.evaluate("html => { const box = document.createElement('div'); box.innerHTML = html;"
+                             " return box.innerHTML; }", html))
+
+
+def test_the_spectator_page_draws_exactly_the_tables_spectator_view_of_a_real_game(
+        browser: Any, web_platform: WebPlatform) -> None:
+    """Speedkoi (hidden hands) at an open table, a human and a computer: the spectator's board is the board
+    renderer's drawing of the table's view for no seat, never the seat's own (which holds the hand)."""
+    from services.web.boards import renderer_for
+
+    host_context, host = new_player(browser, web_platform, "Vera")
+    watcher_context = browser.new_context(viewport=PHONE, locale="de-DE")
+    watcher = watcher_context.new_page()
+    try:
+        with kept_on_failure(host, "watch-koi-host"), kept_on_failure(watcher, "watch-koi-spectator"):
+            offer = host.locator('section.game-offer[data-game="speedkoi"]')
+            offer.get_by_text("Tisch für Mitspieler eröffnen").click()
+            offer.get_by_label("Plätze am Tisch").select_option("2")
+            offer.get_by_role("button", name="Tisch eröffnen").click()
+            host.wait_for_url(re.compile(r"/tisch/[0-9a-f]+$"))
+            host.get_by_role("button", name="Partie starten").click()
+            host.wait_for_url(re.compile(r"/spiel/[0-9a-f]+$"))
+            game_id = host.url.rsplit("/", 1)[1]
+            token = next(c["value"] for c in host_context.cookies() if c["name"] == "speed_session")
+            table = web_platform.service("table")
+
+            watcher.goto(f"{web_platform.url}/zuschauen/{game_id}")
+            for _ in range(20):  # the same state on the page and from the table (a computer may move between)
+                shown_n = int(watcher.locator(".watch-game").get_attribute("data-n"))
+                spectator = httpx.get(f"{table}/games/{game_id}").json()
+                if spectator["n"] == shown_n:
+                    break
+                time.sleep(0.3)
+            assert spectator["n"] == shown_n
+            own = httpx.get(f"{table}/games/{game_id}/view", headers={"Authorization": f"Bearer {token}"}).json()
+            renderer = renderer_for("speedkoi")
+            as_spectator = str(renderer.render({**spectator, "you": None, "legal_moves": [], "can_undo": False}))
+            as_seat = str(renderer.render({**own, "legal_moves": [], "can_undo": False}))
+            drawn = watcher.locator("#watch-board").inner_html()
+            assert _normalized(watcher, drawn) == _normalized(watcher, as_spectator)
+            assert _normalized(watcher, as_seat) != _normalized(watcher, as_spectator)  # the seat's own holds more
+            assert watcher.locator("#watch button, #watch form, #watch [hx-post], #watch [hx-get]").count() == 0
+            assert "Vera" in watcher.locator(".watch-seats-strip").inner_text()
+            page_is_usable(watcher, PHONE["width"])
+            shoot(watcher, "watch-speedkoi")
+    finally:
+        host_context.close()
+        watcher_context.close()
