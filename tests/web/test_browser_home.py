@@ -11,6 +11,7 @@ from typing import Any
 
 from tests.web.browsing import kept_on_failure, new_player, play_to_the_end, shoot
 from tests.web.conftest import DESKTOP, PHONE, SCREENS, WebPlatform
+from tests.web.test_browser_start import page_is_usable
 
 
 def _shoot_part(page: Any, selector: str, name: str) -> None:
@@ -70,6 +71,10 @@ def test_a_daily_game_from_the_home_page_shows_in_the_day_list_and_the_history_c
             assert page.locator("#badges-h").is_visible() and page.locator("ul.badges li").count() >= 3
             assert page.locator("section.mode[data-mode=reise] ol.stages li").count() == 2  # the campaign's stages
             shoot(page, "home")
+            for size in (DESKTOP, PHONE):  # no sideways scroll, every control at least 44 px tall
+                page.set_viewport_size(size)
+                page_is_usable(page, size["width"])
+            page.set_viewport_size(DESKTOP)
             _shoot_part(page, "#history-h", "home-history")
             # The whole day list, on its own page, and the day chosen there.
             page.get_by_role("link", name="Ganze Tagesliste").click()

@@ -12,7 +12,8 @@ from typing import Any
 from libs.platform.auth import issue_operator_token
 from tests.conftest import TEST_AUTH_SECRET
 from tests.web.browsing import kept_on_failure, new_player, play_to_the_end, shoot, start_solo
-from tests.web.conftest import WebPlatform
+from tests.web.conftest import DESKTOP, PHONE, WebPlatform
+from tests.web.test_browser_start import page_is_usable
 
 
 def _step(page: Any) -> tuple[int, int]:
@@ -54,6 +55,10 @@ def test_a_finished_game_is_replayed_step_by_step_with_the_audit_and_the_export(
             audit.locator("summary").click()
             assert "Prüfung bestanden" in page.locator(".audit .verdict").inner_text()
             assert "✓" in page.locator(".audit-checks").inner_text()
+            for size in (DESKTOP, PHONE):  # no sideways scroll, every control at least 44 px tall
+                page.set_viewport_size(size)
+                page_is_usable(page, size["width"])
+            page.set_viewport_size(DESKTOP)
 
             page.locator("body").press("ArrowRight")
             _wait_step(page, 2)
