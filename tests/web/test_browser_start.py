@@ -11,6 +11,7 @@ from typing import Any
 
 import httpx
 
+from libs.devservers.ports import free_port
 from libs.devservers.processes import web_process
 from tests.conftest import Infrastructure
 from tests.web.browsing import kept_on_failure, shoot
@@ -95,7 +96,8 @@ def test_a_new_visitor_sees_every_game_with_a_picture_and_plays_in_one_click(
 def test_the_tiny_test_game_is_offered_only_with_the_development_setting(
         browser: Any, web_platform: WebPlatform, infra: Infrastructure, tmp_path: Path) -> None:
     urls = {name: web_platform.service(name) for name in ("lobby", "table", "leaderboard", "bot")}
-    plain = web_process(infra.env(), urls, logs=tmp_path).start()  # WEB_SHOW_TEST_GAMES unset: players' view
+    # WEB_SHOW_TEST_GAMES unset: the players' view; on a port of its own (not the 8100 `make run` prefers).
+    plain = web_process(infra.env(), urls, logs=tmp_path, port=free_port()).start()
     context = browser.new_context(viewport=PHONE, locale="de-DE")
     page = context.new_page()
     try:
