@@ -106,6 +106,9 @@ class Settings(BaseSettings):
     leaderboard_url: str = "http://127.0.0.1:8105"
     bot_url: str = "http://127.0.0.1:8103"
     web_cookie_secure: str = "auto"
+    # Web front end: offer the games the lobby marks `test_game` (the conformance suite's tiny game, loaded
+    # through RULE_PLUGINS) on the start page, "Meine Seite" and Zuschauen; for development and the browser tests.
+    web_show_test_games: bool = False
 
     @model_validator(mode="after")
     def _refuse_unsafe_defaults(self) -> Settings:

@@ -127,8 +127,8 @@ async def seated_table(session: AsyncSession, table_id: str) -> tuple[GameTable 
     return table, (await _seats(session, table_id) if table is not None else [])
 
 
-async def list_tables(runtime: Runtime, status: str) -> list[dict[str, Any]]:
-    """Return the newest tables with `status`; open tables only while they have a free seat."""
+async def list_tables(runtime: Runtime, status: str, limit: int = LIST_LIMIT) -> list[dict[str, Any]]:
+    """Return the newest `limit` tables with `status`; open tables only while they have a free seat."""
     if status not in STATUSES:
         raise invalid("Den Tisch-Status gibt es nicht: „open“, „playing“, „finished“ oder „rematch“.",
                       "invalid_status")
@@ -137,7 +137,7 @@ async def list_tables(runtime: Runtime, status: str) -> list[dict[str, Any]]:
     async with sessions_of(runtime)() as session:
         tables = (await session.execute(
             select(GameTable).where(GameTable.status == status, GameTable.is_solo.is_(False))
-            .order_by(GameTable.created_at.desc()).limit(LIST_LIMIT))).scalars().all()
+            .order_by(GameTable.created_at.desc()).limit(min(limit, LIST_LIMIT)))).scalars().all()
         seats_by_table: dict[str, list[Seat]] = {table.table_id: [] for table in tables}
         if tables:
             rows = (await session.execute(select(Seat).where(Seat.table_id.in_(seats_by_table))

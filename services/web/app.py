@@ -12,7 +12,7 @@ from fastapi.staticfiles import StaticFiles
 
 from libs.platform.service import create_http_service_app
 from libs.platform.settings import Settings, get_settings
-from services.web import chat, home, quickmatch, rematch, replay
+from services.web import chat, home, quickmatch, rematch, replay, start, watch
 from services.web.api import Api
 from services.web.pages import Forbidden, forbidden_page, router
 from services.web.security import SecurityHeaders
@@ -30,8 +30,8 @@ def create_app(settings: Settings | None = None, transport: httpx.AsyncBaseTrans
     async def close_clients(app: FastAPI) -> None:
         await app.state.api.close()
 
-    app = create_http_service_app("web", routers=[router, home.router, replay.router, chat.router, rematch.router,
-                                           quickmatch.router],
+    app = create_http_service_app("web", routers=[start.router, router, home.router, replay.router, chat.router,
+                                                  rematch.router, quickmatch.router, watch.router],
                                   on_startup=[open_clients], on_shutdown=[close_clients],
                                   settings=settings)
     app.state.settings = settings

@@ -9,6 +9,7 @@ named for other table sizes left out, so the lobby receives exactly what its des
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,6 +18,15 @@ SOLO_PLATFORM_KEYS = ("think_time", "tempo", "turbo")
 TABLE_PLATFORM_KEYS = ("think_time", "tempo", "stake")
 """Platform settings an open table offers (turbo is for solo games only)."""
 LEVEL_WORDS = {"easy": "leicht", "normal": "normal", "strong": "stark"}
+PLATFORM_WORDS: dict[str, tuple[str, dict[Any, str]]] = {
+    "turbo": ("Computer ziehen", {False: "mit kurzer Pause", True: "sofort"}),
+    "stake": ("Einsatz", {}),
+}
+"""The platform's settings in a player's words (the lobby's labels name what the API offers: "Turbo (nur solo)",
+"Einsatz (Taler, nur an offenen Tischen)"); values without an entry keep their plain words."""
+LONG_CHOICE = 34
+"""A field with a choice longer than this is offered as radio buttons, whose labels wrap (a select cuts its
+closed text at a phone's width: "Rekordjagd (ohne Bank, ein Stein n…")."""
 
 
 @dataclass
@@ -34,6 +44,11 @@ class Field:
     choices: list[Choice]
     note: str = ""
     children: list[Field] = field(default_factory=list)
+
+    @property
+    def is_radio(self) -> bool:
+        """Whether the field is shown as radio buttons (a choice too long for a select at 360 px)."""
+        return any(len(choice.text) > LONG_CHOICE for choice in self.choices)
 
 
 def field_text(value: Any) -> str:
@@ -92,11 +107,14 @@ def platform_fields(description: dict[str, Any], keys: tuple[str, ...] = SOLO_PL
         option = platform.get(key)
         if option is None:
             continue
+        label, words = PLATFORM_WORDS.get(key, (str(option.get("label", key)), {}))
         choices = []
         for raw in option.get("values", []):
             value, text, available = _value_label(option, raw)
-            choices.append(Choice(value, text, available, value == option.get("default")))
-        fields.append(Field(f"p:{key}", str(option.get("label", key)), choices))
+            if key == "stake":
+                text = "ohne" if value == 0 else f"{value} Taler"
+            choices.append(Choice(value, words.get(value, text), available, value == option.get("default")))
+        fields.append(Field(f"p:{key}", label, choices))
     return fields
 
 
@@ -130,6 +148,15 @@ def _match(option: dict[str, Any], text: str | None) -> tuple[bool, Any]:
         if field_text(value) == text:
             return True, value
     return False, None
+
+
+def json_object(text: str) -> dict[str, Any] | None:
+    """A posted JSON object ("Nochmal"'s settings), or None for anything else."""
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
 
 
 def read_settings(description: dict[str, Any], form: dict[str, str], seats: int,

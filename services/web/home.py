@@ -15,6 +15,7 @@ from markupsafe import Markup
 
 from services.web.api import ApiError
 from services.web.pages import Page, _me, _wallet
+from services.web.start import shown_games
 
 router = APIRouter(include_in_schema=False)
 LIST_TOP = 10
@@ -166,11 +167,13 @@ async def home(request: Request, spiel: str = "") -> Response:
     games, daily, unfinished, wallet = await asyncio.gather(
         _quiet(page, "lobby", "/games", []), _quiet(page, "lobby", "/daily", []),
         _quiet(page, "lobby", "/me/unfinished", []), _wallet(page))
+    games = shown_games(page, games)
     titles = {game["game"]: (game.get("spec") or {}).get("title") or game["game"] for game in games}
     game = spiel if spiel in titles else (next(iter(titles)) if titles else "")
     context: dict[str, Any] = {"me": me, "games": titles, "game": game, "wallet": wallet,
                                "unfinished": unfinished, "error": request.query_params.get("fehler", ""),
-                               "daily": [entry for entry in daily if entry.get("day") == _today(daily)]}
+                               "daily": [entry for entry in daily
+                                         if entry.get("day") == _today(daily) and entry.get("game") in titles]}
     if game:
         player = me["player_id"]
         modes, history, badges, boards = await asyncio.gather(

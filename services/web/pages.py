@@ -115,27 +115,11 @@ async def _me(page: Page) -> dict[str, Any] | None:
 
 
 async def start_page(page: Page, errors: dict[str, str] | None = None, status: int = 200,
-                 values: dict[str, str] | None = None) -> Response:
-    me = await _me(page)
-    games: list[dict[str, Any]] = []
-    unfinished: list[dict[str, Any]] = []
-    open_tables: list[dict[str, Any]] = []
-    wallet = None
-    if me is not None:
-        games, unfinished, open_tables, wallet = await asyncio.gather(
-            page.call("lobby", "GET", "/games"), page.call("lobby", "GET", "/me/unfinished"),
-            page.call("lobby", "GET", "/tables", params={"status": "open"}), _wallet(page))
-    offers = [{"game": game["game"], "title": (game.get("spec") or {}).get("title") or game["game"],
-               "rules": game.get("rules"), "fields": forms.rule_fields(game),
-               "platform": forms.platform_fields(game), "opponents": forms.opponent_field(game),
-               "level": forms.level_field(game), "seat_count": forms.seat_count_field(game),
-               "table_platform": forms.platform_fields(game, forms.TABLE_PLATFORM_KEYS)} for game in games]
-    response = page.render("start.html", status=status, title="Start", me=me, offers=offers,
-                           unfinished=unfinished, open_tables=open_tables, errors=errors or {},
-                           values=values or {}, wallet=wallet, quick=forms.quick_match_fields(games))
-    if me is None and page.token:  # a token the lobby no longer knows: forget it
-        drop_cookie(response, page.request, SESSION_COOKIE, page.settings.web_cookie_secure)
-    return response
+                     values: dict[str, str] | None = None) -> Response:
+    """The start page (`services/web/start.py`) with a form's refusal beside it."""
+    from services.web.start import start_page as shown  # the start page's module builds on this one
+
+    return await shown(page, errors, status, values)
 
 
 async def _wallet(page: Page) -> int | None:
@@ -146,11 +130,6 @@ async def _wallet(page: Page) -> int | None:
         return None
     balance = (wallet or {}).get("balance")
     return balance if isinstance(balance, int) else None
-
-
-@router.get("/", response_class=HTMLResponse)
-async def start(request: Request) -> Response:
-    return await start_page(Page(request))
 
 
 async def _account(request: Request, path: str, where: str, with_password: bool) -> Response:
@@ -194,31 +173,7 @@ async def log_out(request: Request) -> Response:
     return response
 
 
-# ---- a solo table ----------------------------------------------------------------------------------------
-
-@router.post("/solo")
-async def solo(request: Request) -> Response:
-    page = Page(request)
-    form = await page.form()
-    if not page.token:
-        return page.redirect("/")
-    game = form.get("game", "")
-    try:
-        description = await page.call("lobby", "GET", f"/games/{game}")
-        opponents = int(form.get("opponents", "1")) if form.get("opponents", "1").isdigit() else 1
-        settings = {**forms.read_settings(description, form, seats=1 + opponents),
-                    **forms.read_platform(description, form)}
-        if form.get("again"):  # "Nochmal": the finished game's settings as they were
-            again = json.loads(form["again"])
-            settings = again if isinstance(again, dict) else settings
-        table = await page.call("lobby", "POST", "/tables/solo", json={
-            "game": game, "settings": settings, "opponents": opponents,
-            "bot_level": form.get("bot_level", "normal")})
-    except ApiError as error:
-        return await start_page(page, errors={f"solo:{game}": error.detail},
-                            status=error.status if error.status < 500 else 503)
-    return page.redirect(f"/spiel/{table['game_id']}")
-
+# ---- a solo table: `POST /solo` and `/spielen` are in services/web/start.py ------------------------------------
 
 # ---- the game page ---------------------------------------------------------------------------------------
 
@@ -515,27 +470,29 @@ def _sse(event: str, html: str | Markup, n: Any) -> bytes:
 @router.post("/tische")
 async def open_table(request: Request) -> Response:
     """Lobby `POST /tables` from the game's form: the host sits at seat 0, the table waits for players."""
+    from services.web.start import as_a_player, signed_in  # a visitor without a session opens it as a guest
+
     page = Page(request)
     form = await page.form()
-    if not page.token:
-        return page.redirect("/")
     game = form.get("game", "")
     try:
         description = await page.call("lobby", "GET", f"/games/{game}")
         count = int(form.get("player_count", "2")) if form.get("player_count", "2").isdigit() else 2
         settings = {**forms.read_settings(description, form, seats=count),
                     **forms.read_platform(description, form, keys=forms.TABLE_PLATFORM_KEYS)}
-        table = await page.call("lobby", "POST", "/tables", json={
-            "game": game, "settings": settings, "player_count": count,
-            "bot_level": form.get("bot_level", "normal"), "fill_with_bots": form.get("fill_with_bots") == "true"})
+        body = {"game": game, "settings": settings, "player_count": count,
+                "bot_level": form.get("bot_level", "normal"), "fill_with_bots": form.get("fill_with_bots") == "true"}
+        table = await as_a_player(page, lambda: page.call("lobby", "POST", "/tables", json=body))
     except ApiError as error:
-        return await start_page(page, errors={f"table:{game}": error.detail},
-                            status=error.status if error.status < 500 else 503)
-    return page.redirect(f"/tisch/{table['table_id']}")
+        return signed_in(page, await start_page(page, errors={f"table:{game}": error.detail},
+                                                status=error.status if error.status < 500 else 503))
+    return signed_in(page, page.redirect(f"/tisch/{table['table_id']}"))
 
 
 async def _table_page(page: Page, table_id: str, error: str = "", status: int = 200,
                       fragment: bool = False) -> Response:
+    from services.web.start import game_title
+
     try:
         table, me, wallet = await asyncio.gather(page.call("lobby", "GET", f"/tables/{table_id}"), _me(page),
                                                  _wallet(page))
@@ -548,6 +505,7 @@ async def _table_page(page: Page, table_id: str, error: str = "", status: int = 
             return page.redirect(f"/spiel/{table['game_id']}")
     mine = me is not None and any(seat.get("player_id") == me["player_id"] for seat in table.get("seats", []))
     context = {"table": table, "me": me, "mine": mine, "error": error, "table_id": table_id, "wallet": wallet,
+               "game_title": await game_title(page, str(table.get("game", ""))),
                "is_host": me is not None and (table.get("host") or {}).get("player_id") == me["player_id"]}
     return page.render("_table.html" if fragment else "table.html", status=status, title="Tisch", **context)
 
@@ -560,16 +518,24 @@ async def table_page(table_id: str, request: Request) -> Response:
 
 @router.post("/tisch/{table_id}/{action}", response_class=HTMLResponse)
 async def table_action(table_id: str, action: str, request: Request) -> Response:
-    """Beitreten, Verlassen (before the start: no penalty), Starten (the host)."""
+    """Beitreten (a visitor without a session joins as a guest), Verlassen (before the start: no penalty),
+    Starten (the host)."""
+    from services.web.start import as_a_player, signed_in
+
     page = Page(request)
     await page.form()
     paths = {"beitreten": "join", "verlassen": "leave", "starten": "start", "nochmal": "rematch"}
-    if action not in paths or not page.token:
+    if action not in paths or (not page.token and action != "beitreten"):
         return page.redirect("/")
     try:
-        answer = await page.call("lobby", "POST", f"/tables/{table_id}/{paths[action]}")
+        def act() -> Awaitable[Any]:
+            return page.call("lobby", "POST", f"/tables/{table_id}/{paths[action]}")
+
+        answer = await (as_a_player(page, act) if action == "beitreten" else act())
     except ApiError as error:
-        return await _table_page(page, table_id, error=error.detail, fragment=page.is_htmx)
+        return signed_in(page, await _table_page(page, table_id, error=error.detail, fragment=page.is_htmx))
+    if action == "beitreten":
+        return signed_in(page, await _table_page(page, table_id, fragment=page.is_htmx))
     if action == "verlassen":
         return page.redirect("/")
     if action == "starten" and answer.get("game_id"):

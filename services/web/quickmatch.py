@@ -11,23 +11,23 @@ from fastapi.responses import HTMLResponse, Response
 
 from services.web import forms
 from services.web.api import ApiError
-from services.web.pages import Page, start_page
+from services.web.pages import Page
+from services.web.start import as_a_player, signed_in, start_page
 
 router = APIRouter(include_in_schema=False)
 
 
 @router.post("/schnell")
 async def enter_queue(request: Request) -> Response:
+    """Lobby `POST /match` (a visitor without a session waits as a new guest)."""
     page = Page(request)
     form = await page.form()
-    if not page.token:
-        return page.redirect("/")
     try:
-        match = await page.call("lobby", "POST", "/match", json=forms.read_quick_match(form))
+        match = await as_a_player(page, lambda: page.call("lobby", "POST", "/match", json=forms.read_quick_match(form)))
     except ApiError as error:
-        return await start_page(page, errors={"match": error.detail},
-                                status=error.status if error.status < 500 else 503)
-    return page.redirect(f"/schnell/{match['match_id']}")
+        return signed_in(page, await start_page(page, errors={"match": error.detail},
+                                                status=error.status if error.status < 500 else 503))
+    return signed_in(page, page.redirect(f"/schnell/{match['match_id']}"))
 
 
 async def _waiting_page(page: Page, match_id: str, error: str = "") -> Response:

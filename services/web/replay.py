@@ -60,8 +60,8 @@ def _boards(answer: dict[str, Any]) -> list[dict[str, Any]]:
     boards = [{"title": "Tisch" if seat_boards else "", "html": renderer.render(view)}]
     for index, board in enumerate(seat_boards or []):
         seats = view.get("seats") or []
-        name = (seats[index].get("name") if index < len(seats) else None) or f"Platz {index + 1}"
-        boards.append({"title": f"Platz {index + 1}: {name}",
+        name = (seats[index].get("name") if index < len(seats) else None) or "Computer"
+        boards.append({"title": f"Sicht von {name}",
                        "html": renderer.render({**view, "board": board, "you": index})})
     return boards
 

@@ -31,7 +31,8 @@ def shoot(page: Any, name: str) -> None:
 
 
 def new_player(browser: Any, web_platform: WebPlatform, name: str, shots: bool = False) -> tuple[Any, Any]:
-    """Open the start page in a fresh browser context and sign up as the guest `name`; return context and page."""
+    """Open the start page in a fresh browser context and sign up as the guest `name` (the start page's "Name und
+    Konto" box); return context and page."""
     context = browser.new_context(viewport=DESKTOP, locale="de-DE")
     page = context.new_page()
     page.goto(web_platform.url + "/")
@@ -39,21 +40,34 @@ def new_player(browser: Any, web_platform: WebPlatform, name: str, shots: bool =
         shoot(page, "start")
     page.get_by_label("Dein Name").fill(name)
     page.get_by_role("button", name="Als Gast spielen").click()
-    page.get_by_text(f"Angemeldet als {name}").wait_for()
+    page.get_by_text(f"Angemeldet als {name}").first.wait_for()
     return context, page
+
+
+def choose(scope: Any, label: str, value: str) -> None:
+    """Set the settings field `label` (a select, or radio buttons for long choices) to the choice `value`."""
+    control = scope.get_by_label(label, exact=False).first
+    if control.evaluate("element => element.tagName") == "SELECT":
+        control.select_option(label=value)
+    else:
+        control.get_by_role("radio", name=value, exact=True).check()
 
 
 def start_solo(page: Any, game: str, settings: dict[str, str], opponents: str = "1",
                shots: bool = False) -> None:
-    """On the games page, fill in `game`'s settings by their labels and start it against computers (turbo)."""
+    """On the start page, open `game`'s "Optionen", choose its settings by their labels and start it against
+    computers (turbo: the computers move at once)."""
     offer = page.locator(f'section.game-offer[data-game="{game}"]')
+    options = offer.locator("details.options")
+    if options.get_attribute("open") is None:
+        options.locator("summary").click()
     for label, value in settings.items():
-        offer.get_by_label(label, exact=False).first.select_option(label=value)
-    offer.get_by_label("Computergegner").select_option(opponents)
-    offer.get_by_label("Turbo", exact=False).select_option(label="an")
+        choose(options, label, value)
+    options.get_by_label("Computergegner").select_option(opponents)
+    options.get_by_label("Computer ziehen").select_option(label="sofort")
     if shots:
         shoot(page, "games")
-    offer.get_by_role("button", name="Gegen Computer spielen").click()
+    options.get_by_role("button", name="Gegen Computer spielen").click()
     page.wait_for_url(re.compile(r"/spiel/[0-9a-f]+$"))
 
 

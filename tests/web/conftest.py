@@ -50,7 +50,8 @@ def web_platform(infra: Infrastructure, tmp_path_factory: pytest.TempPathFactory
     logs = tmp_path_factory.mktemp("web-logs")
     with running_platform(infra, logs, {name: {"RULE_PLUGINS": TINY_GAME} for name in SERVICES}) as platform:
         urls = {name: platform.url(name) for name in ("lobby", "table", "leaderboard", "bot")}
-        web = web_process(infra.env(), urls, logs=logs).start()
+        # The browser tests play the tiny test game: the web offers it only with its development setting.
+        web = web_process({**infra.env(), "WEB_SHOW_TEST_GAMES": "true"}, urls, logs=logs).start()
         try:
             web.wait_ready(timeout=60)
             yield WebPlatform(platform, web)

@@ -197,7 +197,7 @@ def test_two_people_meet_at_an_open_table_play_and_one_leaves_after_being_told_t
         shoot(host, "open-table")
 
         guest.reload()
-        guest.get_by_role("link", name=re.compile("speedkoi bei Greta")).click()
+        guest.get_by_role("link", name=re.compile("Speedkoi bei Greta")).click()
         guest.get_by_role("button", name="Beitreten").click()
         guest.get_by_text("Platz 2: Hanno").wait_for()
         host.get_by_text("Platz 2: Hanno").wait_for()  # the host's page follows without reload

@@ -11,6 +11,7 @@ from typing import Any
 
 from tests.web.browsing import kept_on_failure, new_player, play_to_the_end, shoot
 from tests.web.conftest import DESKTOP, PHONE, SCREENS, WebPlatform
+from tests.web.test_browser_start import page_is_usable
 
 
 def _shoot_part(page: Any, selector: str, name: str) -> None:
@@ -34,7 +35,13 @@ def test_a_daily_game_from_the_home_page_shows_in_the_day_list_and_the_history_c
             page.get_by_role("link", name="Meine Seite").click()
             page.get_by_role("heading", name="Tagesspiele heute").wait_for()
             daily = page.locator('li.daily[data-game="tinygame"][data-mode="tagesstich"]')
-            assert re.search(r"[0-9a-f]{64}", daily.inner_text()), "the day's seed commitment is published"
+            # The start button first; the day's seed commitment folded below it, one click away.
+            commitment = daily.locator("details.commitments")
+            assert not commitment.locator("code").is_visible()
+            button_box = daily.get_by_role("button", name="Tagesstich spielen").bounding_box()
+            assert commitment.bounding_box()["y"] > button_box["y"]
+            commitment.locator("summary").click()
+            assert re.fullmatch(r"[0-9a-f]{64}", commitment.locator("code").inner_text()), "the commitment is published"
             daily.get_by_role("button", name="Tagesstich spielen").click()
             page.wait_for_url(re.compile(r"/spiel/[0-9a-f]+$"))
             game_id = page.url.rsplit("/", 1)[1]
@@ -64,6 +71,10 @@ def test_a_daily_game_from_the_home_page_shows_in_the_day_list_and_the_history_c
             assert page.locator("#badges-h").is_visible() and page.locator("ul.badges li").count() >= 3
             assert page.locator("section.mode[data-mode=reise] ol.stages li").count() == 2  # the campaign's stages
             shoot(page, "home")
+            for size in (DESKTOP, PHONE):  # no sideways scroll, every control at least 44 px tall
+                page.set_viewport_size(size)
+                page_is_usable(page, size["width"])
+            page.set_viewport_size(DESKTOP)
             _shoot_part(page, "#history-h", "home-history")
             # The whole day list, on its own page, and the day chosen there.
             page.get_by_role("link", name="Ganze Tagesliste").click()
@@ -102,7 +113,7 @@ def _open_tinygame_table(host: Any, guest: Any, host_name: str, stake: str | Non
     offer.get_by_role("button", name="Tisch eröffnen").click()
     host.wait_for_url(re.compile(r"/tisch/[0-9a-f]+$"))
     guest.reload()
-    guest.get_by_role("link", name=re.compile(f"tinygame bei {host_name}")).click()
+    guest.get_by_role("link", name=re.compile(f"Zwergenstich bei {host_name}")).click()
     guest.get_by_role("button", name="Beitreten").click()
     host.get_by_text(re.compile("Platz 2: ")).wait_for()
     host.get_by_role("button", name="Partie starten").click()
@@ -180,10 +191,11 @@ def _signed_up(browser: Any, web_platform: WebPlatform, prefix: str) -> tuple[An
     page = context.new_page()
     page.goto(web_platform.url + "/")
     name = f"{prefix}{int(time.time() * 1000) % 100000}"
+    page.get_by_text("Registrieren oder anmelden").click()
     page.get_by_label("Name", exact=True).first.fill(name)
     page.get_by_label(re.compile("^Passwort \\(mindestens")).fill("geheim-123")
     page.get_by_role("button", name="Registrieren").click()
-    page.get_by_text(f"Angemeldet als {name}").wait_for()
+    page.get_by_text(f"Angemeldet als {name}").first.wait_for()
     deadline = time.monotonic() + 20  # the ledger opens the wallet when it reads the registration
     while not page.locator(".wallet-line").count():
         assert time.monotonic() < deadline, "the wallet never showed"

@@ -7,7 +7,8 @@ import re
 from typing import Any
 
 from tests.web.browsing import kept_on_failure, new_player, shoot
-from tests.web.conftest import WebPlatform
+from tests.web.conftest import DESKTOP, PHONE, WebPlatform
+from tests.web.test_browser_start import page_is_usable
 
 GAME_PAGE = re.compile(r"/spiel/([0-9a-f]+)$")
 
@@ -31,6 +32,10 @@ def test_two_players_who_click_schnell_spielen_land_in_the_same_game(browser: An
             first.wait_for_url(re.compile(r"/schnell/[0-9a-f]+$"))
             first.get_by_text("Suche Mitspieler mit ähnlicher Wertung").wait_for()
             shoot(first, "quick-match-waiting")
+            for size in (DESKTOP, PHONE):
+                first.set_viewport_size(size)
+                page_is_usable(first, size["width"])
+            first.set_viewport_size(DESKTOP)
 
             ask_for_a_quick_match(second, "Speedmosaik – Kachelwand", "2–4", "nie")
 

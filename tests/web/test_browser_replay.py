@@ -12,7 +12,8 @@ from typing import Any
 from libs.platform.auth import issue_operator_token
 from tests.conftest import TEST_AUTH_SECRET
 from tests.web.browsing import kept_on_failure, new_player, play_to_the_end, shoot, start_solo
-from tests.web.conftest import WebPlatform
+from tests.web.conftest import DESKTOP, PHONE, WebPlatform
+from tests.web.test_browser_start import page_is_usable
 
 
 def _step(page: Any) -> tuple[int, int]:
@@ -42,9 +43,22 @@ def test_a_finished_game_is_replayed_step_by_step_with_the_audit_and_the_export(
             assert _step(page)[0] == 1
             last = _step(page)[1]
             assert last > 3
+            # The page opens with the board; the audit is folded under "Fairness-Nachweis", one click away, and
+            # no player's page offers the operators' sign-in.
+            assert page.locator("#replay .board-box").count() >= 1
+            audit = page.locator("details.audit-box")
+            assert audit.locator("summary").inner_text().startswith("Fairness-Nachweis")
+            assert not page.locator(".audit-checks").is_visible()
+            assert audit.bounding_box()["y"] > page.locator("#replay .board-box").first.bounding_box()["y"]
+            assert not page.get_by_text("Als Betrieb anmelden").count()
+            assert not page.locator('a[href="/betrieb"]').count()
+            audit.locator("summary").click()
             assert "Prüfung bestanden" in page.locator(".audit .verdict").inner_text()
             assert "✓" in page.locator(".audit-checks").inner_text()
-            assert page.locator("#replay .board-box").count() >= 1
+            for size in (DESKTOP, PHONE):  # no sideways scroll, every control at least 44 px tall
+                page.set_viewport_size(size)
+                page_is_usable(page, size["width"])
+            page.set_viewport_size(DESKTOP)
 
             page.locator("body").press("ArrowRight")
             _wait_step(page, 2)
@@ -68,6 +82,8 @@ def test_a_finished_game_is_replayed_step_by_step_with_the_audit_and_the_export(
             shoot(page, "replay")
             assert re.search(rf"/wiederholung/{game_id}\?n={last}", page.url)  # the step is in the address
 
+            if page.locator("details.audit-box").get_attribute("open") is None:
+                page.locator("details.audit-box summary").click()
             with page.expect_download() as download_info:
                 page.get_by_role("link", name=re.compile("Export herunterladen")).click()
             download = download_info.value

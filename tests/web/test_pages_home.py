@@ -42,6 +42,6 @@ def test_the_replays_board_has_no_move_buttons_and_the_whole_game_draws_every_se
 
     boards = _boards({"view": view})
 
-    assert [board["title"] for board in boards] == ["Tisch", "Platz 1: Anna", "Platz 2: <i>Bo</i>"]
+    assert [board["title"] for board in boards] == ["Tisch", "Sicht von Anna", "Sicht von <i>Bo</i>"]
     assert all("hx-post" not in str(board["html"]) for board in boards)
     assert "<i>" not in "".join(str(board["html"]) for board in boards)

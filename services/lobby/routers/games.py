@@ -40,7 +40,13 @@ async def show_game(game: str) -> dict[str, Any]:
 
 
 def _described(module: Any) -> dict[str, Any]:
-    """A game as the "new table" screen shows it: its settings, the platform's, and what kind of game it is
-    (seat counts, teams, undo, hidden information: the rule module's spec)."""
+    """A game as the "new table" screen shows it: its settings, the platform's, what kind of game it is
+    (seat counts, teams, undo, hidden information: the rule module's spec), and whether it is a test game."""
     return {"game": module.game, "rules": module.rules_id, "settings": module.settings_options(),
-            "platform": platform_options(), "spec": module.spec.to_json()}
+            "platform": platform_options(), "spec": module.spec.to_json(), "test_game": is_test_game(module)}
+
+
+def is_test_game(module: Any) -> bool:
+    """A game made for the platform's own tests (its rule module lives in the repository's `tests` package, such
+    as the conformance suite's tiny game loaded through RULE_PLUGINS): front ends offer it to developers only."""
+    return type(module).__module__.split(".", 1)[0] == "tests"

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Query
 
 from libs.platform.http_errors import refusals
 from libs.platform.service import CurrentPlayer, RuntimeDep
@@ -28,9 +28,12 @@ async def create_table(body: OpenTableBody, player: CurrentPlayer, runtime: Runt
 
 
 @router.get("")
-async def list_tables(runtime: RuntimeDep, status: str = "open") -> list[dict[str, Any]]:
-    """Tables by status, newest first; open tables only while a seat is free."""
-    return await tables.list_tables(runtime, status)
+async def list_tables(runtime: RuntimeDep, status: str = "open",
+                      limit: Annotated[int, Query(ge=1, le=tables.LIST_LIMIT)] = tables.LIST_LIMIT,
+                      ) -> list[dict[str, Any]]:
+    """Tables by status, newest first, at most `limit` (100); open tables only while a seat is free; solo tables
+    never (no token needed: what a visitor may look at, e.g. the running games to watch)."""
+    return await tables.list_tables(runtime, status, limit)
 
 
 @router.get("/{table_id}")
