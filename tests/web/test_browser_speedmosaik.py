@@ -191,7 +191,7 @@ def _measure(page: Any) -> dict[str, float]:
 
 @pytest.mark.parametrize("workshop", ["Kachelwand", "Kirchenfenster", "Sternpavillon"])
 def test_the_board_looks_like_its_game_at_both_widths(browser: Any, web_platform: WebPlatform, workshop: str) -> None:
-    context, page = new_player(browser, web_platform, f"Ansicht {workshop}")
+    context, page = new_player(browser, web_platform, f"Bild {workshop}")
     try:
         with kept_on_failure(page, f"speedmosaik-look-{workshop}"):
             start_solo(page, "speedmosaik", {"Werkstatt": workshop})
@@ -202,7 +202,7 @@ def test_the_board_looks_like_its_game_at_both_widths(browser: Any, web_platform
             mine = page.locator(f"{BOARD} .mz-mine")
             if workshop == "Sternpavillon":
                 assert mine.locator(".mz-pav svg polygon").count() == 42  # seven stars of six spaces
-                costs = mine.locator(".mz-pav svg text.mz-cost").all_inner_texts()
+                costs = mine.locator(".mz-pav svg text.mz-cost").evaluate_all("els => els.map(e => e.textContent)")
                 assert sorted(costs) == sorted([str(n) for n in range(1, 7)] * 7)  # each star's values 1–6
                 assert mine.locator(".mz-place").count() == 18  # pillars, statues, windows between the stars
             if workshop == "Kirchenfenster":
