@@ -504,3 +504,11 @@ def test_kirchenfenster_labels_strips_glasermeister_windows_and_the_palace() -> 
             assert mine.count('class="mz-pillar"') == 4 and "Säule 4" in mine
         else:
             assert "Palast · Fensterfarbe" in mine
+
+
+def test_a_spectator_sees_every_seats_last_turn_and_no_own_board() -> None:
+    view = next(view for view, _ in played({"workshop": "kirchenfenster"}, 3, seed=4) if all(view["last_moves"]))
+    watching = dict(view, you=None, legal_moves=[], board=dict(view["board"], ich=None))
+    board = str(speedmosaik.render(watching))
+    assert "mz-mine" not in board and LAST.search(board) and speedmosaik.prompt(watching) is None
+    assert [line.split(": ")[0] for line in speedmosaik.last_move_lines(watching)] == NAMES[:3]
