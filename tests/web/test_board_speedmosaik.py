@@ -382,7 +382,11 @@ def test_whenever_the_seat_may_act_the_board_says_what_to_do_and_marks_the_other
         assert not LAST.search(str(speedmosaik.render(mine_only)))  # the viewer's own last turn is never marked
         assert speedmosaik.last_move_lines(mine_only) == []
         if others:
-            assert LAST.search(board), view["last_moves"]  # an opponent's last turn is marked on the board
+            # an opponent's last turn is marked on the board (a Kachelwand turn that ended the round may leave
+            # nothing to mark: its line and floor were emptied when the wall was tiled)
+            within = [seat for seat in others if not any(effect["key"].endswith("runde_ende")
+                                                         for effect in view["last_moves"][seat]["effects"])]
+            assert LAST.search(board) or not within, view["last_moves"]
             assert len(lines) == len(others)  # one line per opponent, by name, in the game's words
             assert all(line.split(": ")[0] in NAMES and "Platz" not in line and not DOTTED.search(line)
                        for line in lines), lines

@@ -72,6 +72,8 @@ def marks(view: dict[str, Any]) -> dict[Mark, Any]:
             if key in ("zug", "nehmen") and not ended:  # the display emptied (refilled after the round's end)
                 out[("quelle", params.get("quelle"), params.get("schale"))] = 0
             if key == "zug" and "reihe" in params:
+                if ended:  # the wall was tiled at the round's end: the line and floor are empty again
+                    continue
                 row = params.get("reihe")
                 if row:
                     out[("reihe", seat, row)] = int(params.get("in_reihe", 0) or 0)
