@@ -116,11 +116,13 @@ def _part(key: str, params: dict[str, Any]) -> str | None:
     """One action of a turn in few words ("3 × Rot aus Schale 2 → Reihe 3"); None for what only follows."""
     colour = c.name(params.get("farbe"))
     if key == "zug" and "reihe" in params:
-        jokers = " + Joker" if params.get("joker") else ""
+        jokers = int(params.get("joker", 0) or 0)
+        count = int(params.get("anzahl", 0) or 0) - jokers if params.get("farbe") != "joker" else params.get("anzahl")
         row = params.get("reihe")
         target = f"Reihe {row}" if row else "Boden"
         extra = f" ({params.get('auf_boden')} auf den Boden)" if row and params.get("auf_boden") else ""
-        return f"{params.get('anzahl')} × {colour}{jokers} {_source(params)} → {target}{extra}"
+        taken = f"{count} × {colour}" + (" + Joker" if jokers and params.get("farbe") != "joker" else "")
+        return f"{taken} {_source(params)} → {target}{extra}"
     if key == "zug":
         strip = params.get("streifen")
         target = f"Streifen {strip}" if strip else "alles zerbricht"
@@ -128,8 +130,8 @@ def _part(key: str, params: dict[str, Any]) -> str | None:
         extra = f" ({broken} {'zerbricht' if broken == 1 else 'zerbrechen'})" if broken else ""
         return f"{params.get('anzahl')} × {colour} {_source(params)} → {target}{extra}"
     if key == "nehmen":
-        jokers = f" + {params.get('joker')} Joker" if params.get("joker") else ""
-        return f"{params.get('anzahl')} × {colour}{jokers} {_source(params)}"
+        wild = f" + {params.get('joker')} Joker" if params.get("joker") else ""
+        return f"{params.get('anzahl')} × {colour}{wild} {_source(params)}"
     if key == "spaltenwahl":
         return None
     if key == "wand" and params.get("spalte"):
