@@ -519,3 +519,17 @@ def test_a_spectator_sees_every_seats_last_turn_and_no_own_board() -> None:
     board = str(speedmosaik.render(watching))
     assert "mz-mine" not in board and LAST.search(board) and speedmosaik.prompt(watching) is None
     assert [line.split(": ")[0] for line in speedmosaik.last_move_lines(watching)] == NAMES[:3]
+
+
+def test_a_last_move_line_reads_like_the_take_it_was() -> None:
+    view, _ = next(played({"workshop": "kachelwand", "wall": "frei", "jokers": "mit"}, 2, seed=1))
+    take = {"key": "kachelwand.zug", "text": "Platz 2 nimmt 1 × Blau + Joker aus Schale 5 → Boden",
+            "params": {"platz": 2, "anzahl": 2, "farbe": "blau", "quelle": "schale", "schale": 5, "reihe": 0,
+                       "in_reihe": 0, "auf_boden": 2, "in_deckel": 0, "joker": 1}}
+    view = dict(view, you=0, last_moves=[None, {"n": 3, "effects": [take]}])
+    view["board"]["spieler"][1]["boden"] = ["blau", "joker"]
+    assert speedmosaik.last_move_lines(view) == ["Computer 1: 1 × Blau + Joker aus Schale 5 → Boden"]
+    board = str(speedmosaik.render(view))
+    assert re.search(r'<li class="mz-display last" aria-label="Schale 5: [^"]*, eben genommen"', board)
+    floor = board.split('aria-label="Tableau Computer 1"')[1].split('class="mz-floor')[1].split("</div>")[0]
+    assert floor.startswith(" last") and floor.count('class="mz-t arrive"') == 2  # the two tiles fade in

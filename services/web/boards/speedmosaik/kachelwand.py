@@ -133,7 +133,7 @@ def _floor(view: dict[str, Any], player: dict[str, Any], mine: bool, shown: c.Sh
     arrived = shown.arrived(key)
     drawn = tiles[:len(tiles) - arrived] + ["+" + tile for tile in tiles[len(tiles) - arrived:]] if arrived else tiles
     drawn = (drawn + ["~" + str(tile) for tile in shown.ghost.get(key, [])])[:7]
-    picture = c.tiles_svg(drawn, empty=max(0, 7 - len(drawn)), marks=[str(n) for n in FLOOR])
+    picture = c.tiles_svg(drawn, empty=max(0, 7 - len(drawn)), marks=[f"−{-n}" for n in FLOOR])
     target = _targets(view, c.group_moves(view), 0, words) if mine else Markup("")
     return Markup('<div class="mz-floor{3}" aria-label="{0}"><span class="mz-name">Boden</span>{1}{2}</div>').format(
         words, picture, target, shown.classes(key))
