@@ -324,3 +324,212 @@ def test_keeping_tiles_is_a_form_of_counts_with_the_suggestion_filled_in() -> No
     fixed = html.unescape(re.search(r'name="m" value="([^"]+)"', keep).group(1))  # type: ignore[union-attr]
     assert _move_from_fields({"m": fixed, "m.steine.rot": "0"}) == {"aktion": "behalten", "steine": {}}
     assert _move_from_fields({"m": "[1]", "m.steine.rot": "2"}) is None
+
+
+# ---- what the board declares for the game page: prompt, scores, last moves, preview line, ghost, phrase, thumbnail
+
+NAMES = ["Mila", "Computer 1", "Computer 2", "Computer 3"]
+
+
+def played(config: dict[str, Any], seats: int, seed: int, every: int = 1) -> Iterator[tuple[dict[str, Any], Any]]:
+    """One random game with the view's `last_moves` as the table builds it (per seat the effects of its latest turn:
+    its moves since another seat last moved): at every `every`-th decision the view of the seat that decides, with
+    the position (for the rule module's preview)."""
+    engine = registry.engine("speedmosaik@1")
+    position = engine.start(engine.normalize_config(config, seats), seats, bytes([seed]) * 32)
+    rng, n, previous = SeededRng(bytes([seed]) * 32, "moves"), 1, None
+    last: list[dict[str, Any] | None] = [None] * seats
+    while not engine.is_over(position):
+        seat = engine.pending(position)[0].seat
+        if n % every == 0:
+            yield ({"game_id": "ab" * 16, "game": "speedmosaik", "rules": "speedmosaik@1", "n": n, "you": seat,
+                    "status": "running", "seats": [{"seat": i, "name": NAMES[i], "kind": "bot"} for i in range(seats)],
+                    "to_move": [seat], "may_act": [], "board": engine.view(position, seat),
+                    "legal_moves": engine.legal_moves(position, seat), "last_moves": [dict(e) if e else None
+                                                                                      for e in last]},
+                   position)
+        step = engine.apply(position, seat, rng.choice(engine.legal_moves(position, seat)))
+        entry = last[seat]
+        if previous != seat or entry is None:
+            last[seat] = {"n": n, "effects": list(step.effects)}
+        else:
+            last[seat] = {"n": n, "effects": [*entry["effects"], *step.effects]}
+        previous, position, n = seat, step.position, n + 1
+
+
+CONFIG_SEATS = [(config, seats) for config in CONFIGS for seats in (2, 4)]
+LAST = re.compile(r'class="[^"]*\blast\b')
+DOTTED = re.compile(r"\b[a-z_]+\.[a-z_]+\b")
+ENGLISH = re.compile(r"\b(label|points|key|params|true|false|none|null)\b", re.I)
+
+
+@pytest.mark.parametrize(("config", "seats"), CONFIG_SEATS, ids=lambda v: "-".join(v.values()) if isinstance(v, dict)
+                         else str(v))
+def test_whenever_the_seat_may_act_the_board_says_what_to_do_and_marks_the_others_last_turns(
+        config: dict[str, Any], seats: int) -> None:
+    marked = 0
+    for view, _ in played(config, seats, seed=seats + len(config), every=3):
+        text = speedmosaik.prompt(view)
+        assert text and "Platz" not in text and not DOTTED.search(text), view["legal_moves"][:2]
+        scores = speedmosaik.seat_scores(view)
+        assert len(scores) == seats and all(re.fullmatch(r"−?-?\d+ Punkte?", s or "") for s in scores), scores
+        assert all(not s.startswith("1 Punkte") for s in scores if s)
+        board = str(speedmosaik.render(view))
+        lines = speedmosaik.last_move_lines(view)
+        others = [seat for seat, entry in enumerate(view["last_moves"]) if entry and seat != view["you"]]
+        mine_only = dict(view, last_moves=[e if seat == view["you"] else None for seat, e in
+                                           enumerate(view["last_moves"])])
+        assert not LAST.search(str(speedmosaik.render(mine_only)))  # the viewer's own last turn is never marked
+        assert speedmosaik.last_move_lines(mine_only) == []
+        if others:
+            # an opponent's last turn is marked on the board (a Kachelwand turn that ended the round may leave
+            # nothing to mark: its line and floor were emptied when the wall was tiled)
+            within = [seat for seat in others if not any(effect["key"].endswith("runde_ende")
+                                                         for effect in view["last_moves"][seat]["effects"])]
+            assert LAST.search(board) or not within, view["last_moves"]
+            assert len(lines) == len(others)  # one line per opponent, by name, in the game's words
+            assert all(line.split(": ")[0] in NAMES and "Platz" not in line and not DOTTED.search(line)
+                       for line in lines), lines
+            marked += 1
+    assert marked > 10
+
+
+@pytest.mark.parametrize("config", CONFIGS, ids=lambda c: "-".join(c.values()))
+def test_every_legal_move_previews_as_one_german_line_and_as_a_ghost_on_the_board(config: dict[str, Any]) -> None:
+    engine = registry.engine("speedmosaik@1")
+    lines = 0
+    for view, position in played(config, 3, seed=7, every=5):
+        board = str(speedmosaik.render(view))
+        sample = view["legal_moves"][:: max(1, len(view["legal_moves"]) // 12)]
+        for move in view["legal_moves"]:  # every legal move reads as one line; a sample is drawn as a ghost
+            preview = engine.preview(position, view["you"], move)
+            line = speedmosaik.preview_line(move, preview, view)
+            assert line and "\n" not in line and "Platz" not in line, (move, preview)
+            assert not DOTTED.search(line) and "_" not in line and not ENGLISH.search(line), (line, preview)
+            assert not re.search(r"(^|[^\d])1 (Punkte|Steine|Fliesen|Scheiben)\b", line), line
+            if move not in sample:
+                continue
+            ghost = str(speedmosaik.render_ghost(view, move, preview))
+            assert ghost != board and len(ghost.encode()) <= 150 * 1024
+            carried = re.search(r'data-ghost="([^"]*)"', ghost.split(">", 1)[0])
+            assert carried and json.loads(html.unescape(carried.group(1))) == move  # it carries the move
+            assert re.search(r'class="[^"]*\b(ghost|target)\b', ghost), move  # and shows it on the board
+            lines += 1
+    assert lines > 30
+
+
+def test_a_take_shows_its_tiles_as_ghosts_in_the_chosen_pattern_line_with_its_gain() -> None:
+    view, position = next(played({"workshop": "kachelwand"}, 2, seed=1))
+    move = next(m for m in view["legal_moves"] if m.get("reihe") == 3 and m.get("source") == "schale")
+    preview = registry.engine("speedmosaik@1").preview(position, view["you"], move)
+    ghost = str(speedmosaik.render_ghost(view, move, preview))
+    line = ghost.split('aria-label="Musterreihe 3')[1].split("</li>")[0]
+    assert line.count('class="mz-t ghost"') == preview["in_reihe"]
+    text = speedmosaik.preview_line(move, preview, view)
+    assert text.startswith(f"{preview['in_reihe']} Fliese") and "Musterreihe 3" in text
+    floor = dict(move, reihe=0)
+    on_floor = registry.engine("speedmosaik@1").preview(position, view["you"], floor)
+    assert on_floor["anzahl"] == 1 and on_floor["bodenstrafe"] == -1
+    assert speedmosaik.preview_line(floor, on_floor, view) == "1 Fliese auf den Boden: −1 Punkt"
+
+
+def test_a_full_line_reads_as_its_wall_points() -> None:
+    view = {"board": {"einstellungen": {"workshop": "kachelwand"}}}
+    preview = {"reihe": 3, "in_reihe": 3, "auf_boden": 0, "bodenstrafe": 0, "reihe_voll": True, "startstein": False,
+               "in_deckel": 0, "wandpunkte": {"punkte": 4, "rechenweg": {"params": {"waagerecht": 3, "senkrecht": 2}}}}
+    assert speedmosaik.preview_line({}, preview, view).startswith("+4 Punkte: 3 waagerecht, 2 senkrecht")
+    one = dict(preview, auf_boden=1, bodenstrafe=-1, wandpunkte={"punkte": 1, "rechenweg": {"params": {}}})
+    assert speedmosaik.preview_line({}, one, view) == \
+        "+1 Punkt: einzeln (Musterreihe 3 voll, zählt am Rundenende); 1 Fliese auf den Boden: −1 Punkt"
+
+
+def test_the_board_says_in_its_own_words_what_the_recorded_texts_say_wrongly() -> None:
+    view, _ = next(played({"workshop": "kachelwand"}, 3, seed=1))
+    view["board"]["spieler"][1]["volle_reihen"] = 1
+    def effect(key: str, text: str, **params: Any) -> dict[str, Any]:
+        return {"key": key, "params": params, "text": text}
+    assert speedmosaik.phrase(effect("kachelwand.spielende", "Jemand hat eine waagerechte Wandreihe voll: Die Partie "
+                                     "ist vorbei.", grund="reihe"), view) == \
+        "Computer 1 hat eine waagerechte Wandreihe voll: Die Partie ist vorbei."
+    assert speedmosaik.phrase(effect("sternpavillon.passen", "Platz 2 passt; 1 Stein bleiben übrig.", platz=2,
+                                     steine=1), view) == "Computer 1 passt; 1 Stein bleibt übrig."
+    assert speedmosaik.phrase(effect("sternpavillon.nehmen", "Platz 3 nimmt 1 × Rot aus Schale 1; 1 Stein wandern "
+                                     "in die Mitte.", platz=3), view) == \
+        "Computer 2 nimmt 1 × Rot aus Schale 1; 1 Stein wandert in die Mitte."
+    assert speedmosaik.phrase(effect("sternpavillon.endwertung", "Platz 1: Endwertung −1 (Übrige Steine: 1 × −1 = -1)"
+                                     " → 1 Punkte", platz=1), view) == \
+        "Mila: Endwertung −1 (Übrige Steine: 1 × −1 = −1) → 1 Punkt"
+    assert speedmosaik.phrase(effect("kachelwand.gefallen", "Platz 2: In Wandreihe 2 ist keine Spalte für Schwarz frei "
+                                     "– 2 Fliesen fallen auf den Boden, 2 in den Deckel.", platz=2, reihe=2,
+                                     farbe="schwarz", anzahl=2, auf_boden=0, in_deckel=2), view) == \
+        "Computer 1: In Wandreihe 2 ist keine Spalte für Schwarz frei – 2 Fliesen fallen herunter: 2 in den Deckel."
+    assert speedmosaik.phrase(effect("kirchenfenster.streifen_fertig", "Streifen 8 ist fertig.", platz=1,
+                                     streifen=8), view) == "Streifen 8 von Mila ist fertig."
+    assert speedmosaik.phrase(effect("kachelwand.runde_ende", "Runde 1 ist vorbei: Die Wände werden gefliest.",
+                                     runde=1), view) is None  # nothing to change
+
+
+@pytest.mark.parametrize("config", CONFIGS, ids=lambda c: "-".join(c.values()))
+def test_no_effect_of_a_whole_game_reads_wrong_in_the_boards_words(config: dict[str, Any]) -> None:
+    seen = 0
+    for view, _ in played(config, 3, seed=5):
+        for entry in view["last_moves"]:
+            for effect in (entry or {}).get("effects", []):
+                text = speedmosaik.phrase(effect, view) or effect["text"]
+                assert "Platz" not in text and "Jemand" not in text, text
+                assert not re.search(r"(^|[^\d,])[−-]?1 (Punkte|Steine|Fliesen|Scheiben)\b", text), text
+                assert not re.search(r"\b1 (Stein|Fliese|Scheibe) (bleiben|kommen|fallen|wandern|passen)\b", text), text
+                assert "= -" not in text, text
+                seen += 1
+    assert seen > 100
+
+
+def test_the_thumbnail_is_a_small_picture_in_the_boards_style() -> None:
+    picture = str(speedmosaik.thumbnail())
+    assert picture.startswith("<svg") and picture.endswith("</svg>") and len(picture.encode()) <= 8 * 1024
+    assert 'class="mz-tile t-blau"' in picture and 'role="img"' in picture and "<script" not in picture
+
+
+def test_sternpavillon_draws_seven_stars_of_six_spaces_with_their_values() -> None:
+    view, _ = next(played({"workshop": "sternpavillon"}, 2, seed=2))
+    board = str(speedmosaik.render(view))
+    mine = board.split('class="mz-player mz-mine"')[1].split("</section>")[0]
+    assert mine.count("<polygon") == 7 * 6  # a rhombus per space: six points of a star
+    assert sorted(re.findall(r'class="mz-cost"[^>]*>(\d)<', mine)) == sorted([str(n) for n in range(1, 7)] * 7)
+    assert "Mittelstern: jede Farbe einmal" in mine
+    assert mine.count('class="mz-place mz-saeule') == 6 and mine.count('class="mz-place mz-statue') == 6
+    assert mine.count('class="mz-place mz-fenster') == 6
+
+
+def test_kirchenfenster_labels_strips_glasermeister_windows_and_the_palace() -> None:
+    for palace in ("saeulen", "fensterfarbe"):
+        view, _ = next(played({"workshop": "kirchenfenster", "palace": palace}, 2, seed=2))
+        mine = str(speedmosaik.render(view)).split('class="mz-player mz-mine"')[1].split("</section>")[0]
+        assert "▲" not in mine and "Glasermeister" in mine and mine.count('<li class="mz-strip') == 8
+        assert mine.count('<li class="mz-window') == 8 and "Wert 5" in mine
+        if palace == "saeulen":
+            assert mine.count('class="mz-pillar"') == 4 and "Säule 4" in mine
+        else:
+            assert "Palast · Fensterfarbe" in mine
+
+
+def test_a_spectator_sees_every_seats_last_turn_and_no_own_board() -> None:
+    view = next(view for view, _ in played({"workshop": "kirchenfenster"}, 3, seed=4) if all(view["last_moves"]))
+    watching = dict(view, you=None, legal_moves=[], board=dict(view["board"], ich=None))
+    board = str(speedmosaik.render(watching))
+    assert "mz-mine" not in board and LAST.search(board) and speedmosaik.prompt(watching) is None
+    assert [line.split(": ")[0] for line in speedmosaik.last_move_lines(watching)] == NAMES[:3]
+
+
+def test_a_last_move_line_reads_like_the_take_it_was() -> None:
+    view, _ = next(played({"workshop": "kachelwand", "wall": "frei", "jokers": "mit"}, 2, seed=1))
+    take = {"key": "kachelwand.zug", "text": "Platz 2 nimmt 1 × Blau + Joker aus Schale 5 → Boden",
+            "params": {"platz": 2, "anzahl": 2, "farbe": "blau", "quelle": "schale", "schale": 5, "reihe": 0,
+                       "in_reihe": 0, "auf_boden": 2, "in_deckel": 0, "joker": 1}}
+    view = dict(view, you=0, last_moves=[None, {"n": 3, "effects": [take]}])
+    view["board"]["spieler"][1]["boden"] = ["blau", "joker"]
+    assert speedmosaik.last_move_lines(view) == ["Computer 1: 1 × Blau + Joker aus Schale 5 → Boden"]
+    board = str(speedmosaik.render(view))
+    assert re.search(r'<li class="mz-display last" aria-label="Schale 5: [^"]*, eben genommen"', board)
+    floor = board.split('aria-label="Tableau Computer 1"')[1].split('class="mz-floor')[1].split("</div>")[0]
+    assert floor.startswith(" last") and floor.count('class="mz-t arrive"') == 2  # the two tiles fade in

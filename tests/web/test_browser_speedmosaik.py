@@ -6,6 +6,7 @@ move, with a colour or star space picked and its targets shown where that move i
 from __future__ import annotations
 
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -167,5 +168,69 @@ def test_a_take_on_the_board_by_keyboard_alone(browser: Any, web_platform: WebPl
                 "() => document.activeElement && document.activeElement.classList.contains('confirm')", timeout=5_000)
             page.keyboard.press("Enter")
             page.wait_for_function("n => Number(document.querySelector('#game .status').dataset.n) > n", arg=before)
+    finally:
+        context.close()
+
+
+TABLE_SERVES_LAST_MOVES = any("last_moves" in path.read_text() for path in Path("services/table").rglob("*.py"))
+"""Whether the table's view carries each seat's last turn (issue 35; the board marks the others' from it)."""
+
+
+def _measure(page: Any) -> dict[str, float]:
+    """What a player sees of the board at the page's width: where the own board starts below the board's top, the
+    smallest tile or space of the own board (its shorter side, px), how wide the page is."""
+    measured: dict[str, float] = page.evaluate("""() => {
+        const board = document.querySelector('#board .mosaik'), mine = board.querySelector('.mz-mine');
+        const sizes = [...mine.querySelectorAll('.mz-tile, .mz-slot, .mz-space')].map(e => e.getBoundingClientRect())
+            .filter(r => r.width > 0).map(r => Math.min(r.width, r.height));
+        return {own: mine.getBoundingClientRect().top - board.getBoundingClientRect().top,
+                tile: Math.min(...sizes), width: document.documentElement.scrollWidth};
+    }""")
+    return measured
+
+
+@pytest.mark.parametrize("workshop", ["Kachelwand", "Kirchenfenster", "Sternpavillon"])
+def test_the_board_looks_like_its_game_at_both_widths(browser: Any, web_platform: WebPlatform, workshop: str) -> None:
+    context, page = new_player(browser, web_platform, f"Bild {workshop}")
+    try:
+        with kept_on_failure(page, f"speedmosaik-look-{workshop}"):
+            start_solo(page, "speedmosaik", {"Werkstatt": workshop})
+            assert _my_turn(page)
+            desktop = _measure(page)
+            assert desktop["tile"] >= 28, desktop  # tiles at least 28 px on a desktop
+            assert desktop["own"] <= 500, desktop  # the own board high on the first screen, beside the displays
+            mine = page.locator(f"{BOARD} .mz-mine")
+            if workshop == "Sternpavillon":
+                assert mine.locator(".mz-pav svg polygon").count() == 42  # seven stars of six spaces
+                costs = mine.locator(".mz-pav svg text.mz-cost").evaluate_all("els => els.map(e => e.textContent)")
+                assert sorted(costs) == sorted([str(n) for n in range(1, 7)] * 7)  # each star's values 1–6
+                assert mine.locator(".mz-place").count() == 18  # pillars, statues, windows between the stars
+            if workshop == "Kirchenfenster":
+                assert mine.locator(".mz-strip .mz-num").all_inner_texts() == [str(n) for n in range(1, 9)]
+                assert mine.locator(".mz-master:not(.mz-none)").count() == 1
+                assert "Glasermeister" in mine.locator(".mz-legend").first.inner_text()
+                assert mine.locator(".mz-window .mz-wnum").all_inner_texts() == [str(n) for n in range(1, 9)]
+                assert mine.locator(".mz-pillar").count() == 4
+                assert "▲" not in mine.inner_text()
+                heads = [mine.locator(".mz-strip").nth(n).bounding_box()["y"] for n in range(8)]
+                assert max(heads) - min(heads) < 1  # the strips' heads in one line
+            # one move, then the computer's: its last turn is marked on its board
+            before = shown_n(page)
+            _board_move(page, [1])
+            page.wait_for_function("n => Number(document.querySelector('#game .status').dataset.n) > n + 1",
+                                   arg=before, timeout=30_000)
+            assert _my_turn(page)
+            if TABLE_SERVES_LAST_MOVES:
+                marked = page.locator(f"{BOARD} .mz-player:not(.mz-mine) .last, {BOARD} .mz-display.last")
+                assert marked.count() >= 1 and marked.first.is_visible()
+            page.set_viewport_size(PHONE)
+            phone = _measure(page)
+            assert phone["width"] <= PHONE["width"], phone  # nothing wider than the phone
+            page.evaluate("document.querySelector('#board').scrollIntoView()")
+            page.screenshot(path=str(SCREENS / f"speedmosaik-{workshop.lower()}-look-360.png"))
+            page.set_viewport_size(DESKTOP)
+            page.screenshot(path=str(SCREENS / f"speedmosaik-{workshop.lower()}-look-desktop.png"))
+            print(f"\n{workshop}: own board {desktop['own']:.0f} px below the board's top, smallest tile "
+                  f"{desktop['tile']:.0f} px (desktop), {phone['tile']:.0f} px at 360 px")
     finally:
         context.close()

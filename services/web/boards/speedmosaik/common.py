@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
@@ -22,8 +23,31 @@ NAMES = {"blau": "Blau", "gelb": "Gelb", "rot": "Rot", "schwarz": "Schwarz", "tu
          "startstein": "Startstein"}
 LETTERS = {"blau": "B", "gelb": "Ge", "rot": "R", "schwarz": "S", "tuerkis": "T", "gruen": "Gr",
            "violett": "V", "lila": "L", "orange": "O", "joker": "J", "startstein": "1"}
-TILE = 20
-"""One tile's size in the SVG's units."""
+TILE = 30
+"""One tile's space in the SVG's units (= CSS px): the tile itself 28 px, as the issue asks on a desktop."""
+
+
+@dataclass(frozen=True)
+class Shown:
+    """What a drawing adds to the view: `marks`, the parts the other seats' last turns touched (with how many
+    pieces arrived there; class `last`, the pieces `arrive`), and `ghost`, what a previewed move would change
+    (the pieces it would lay, class `ghost`; the parts it takes from or aims at, class `target`). Keys as in
+    `last.Mark`."""
+
+    marks: dict[tuple[Any, ...], Any] = field(default_factory=dict)
+    ghost: dict[tuple[Any, ...], Any] = field(default_factory=dict)
+
+    def classes(self, key: tuple[Any, ...]) -> str:
+        """ " last" and/or " target" for a part of the board."""
+        return (" last" if key in self.marks else "") + (" target" if key in self.ghost else "")
+
+    def arrived(self, key: tuple[Any, ...]) -> int:
+        """How many pieces an opponent's last turn brought to this part."""
+        count = self.marks.get(key, 0)
+        return count if isinstance(count, int) else 0
+
+
+NOTHING = Shown()
 
 
 def name(colour: Any) -> str:
@@ -39,9 +63,28 @@ def css(colour: Any) -> str:
 def tiles_svg(colours: Iterable[Any], empty: int = 0, marks: Iterable[str] = ()) -> Markup:
     """A row of tiles as inline SVG (hidden from screen readers: the surrounding element says it in words):
     each tile a coloured square with its letter; `empty` empty spaces after them; `marks` a small text under
-    each space (e.g. floor penalties)."""
+    each space (e.g. floor penalties). A colour written "~rot" is a ghost (where a previewed move would put a
+    tile), "+rot" a tile that just arrived (an opponent's last move; it fades in)."""
     items, marked = tuple(str(colour) for colour in colours), tuple(str(mark) for mark in marks)
     return _tiles_svg(items, empty, marked)
+
+
+def tile_svg_parts(item: str, x: float, y: float, size: int = TILE - 2) -> str:
+    """One tile (a square with its letter) at (x, y) as SVG parts; "~" ghost and "+" arriving as in tiles_svg."""
+    if item == ".":
+        return f'<rect class="mz-slot" x="{x}" y="{y}" width="{size}" height="{size}" rx="4"/>'
+    state = ""
+    if item[:1] == "~":
+        state, item = " ghost", item[1:]
+    elif item[:1] == "+":
+        state, item = " arrive", item[1:]
+    kind = escape(css(item))
+    half = size / 2
+    joker = (f'<circle class="mz-jokerdot" cx="{x + half}" cy="{y + half}" r="{size / 2 - 3}"/>'
+             if item == "joker" else "")
+    return (f'<g class="mz-t{state}"><rect class="mz-tile {kind}" x="{x}" y="{y}" width="{size}" height="{size}" '
+            f'rx="4"/>{joker}<text class="mz-letter {kind}" x="{x + half}" y="{y + half + 4.5}">'
+            f'{escape(LETTERS.get(item, "?"))}</text></g>')
 
 
 @lru_cache(maxsize=4096)
@@ -49,21 +92,17 @@ def _tiles_svg(items: tuple[str, ...], empty: int, marks: tuple[str, ...]) -> Ma
     # A board draws the same few rows (one tile, an empty space, a floor) hundreds of times: cached, and built
     # with f-strings over escaped values, which is several times faster than Markup.format for these small parts.
     count = len(items) + empty
-    height = TILE + (10 if marks else 0)
+    height = TILE + (12 if marks else 0)
     half = (TILE - 2) / 2
     parts = []
     for index in range(count):
         x = index * (TILE + 2) + 1
         if index < len(items):
-            colour = items[index]
-            kind = escape(css(colour))
-            parts.append(f'<rect class="mz-tile {kind}" x="{x}" y="1" width="{TILE - 2}" height="{TILE - 2}" rx="3"/>'
-                         f'<text class="mz-letter {kind}" x="{x + half}" y="15">'
-                         f'{escape(LETTERS.get(colour, "?"))}</text>')
+            parts.append(tile_svg_parts(items[index], x, 1))
         else:
-            parts.append(f'<rect class="mz-slot" x="{x}" y="1" width="{TILE - 2}" height="{TILE - 2}" rx="3"/>')
+            parts.append(f'<rect class="mz-slot" x="{x}" y="1" width="{TILE - 2}" height="{TILE - 2}" rx="4"/>')
         if index < len(marks):
-            parts.append(f'<text class="mz-mark" x="{x + half}" y="{TILE + 8}">{escape(marks[index])}</text>')
+            parts.append(f'<text class="mz-mark" x="{x + half}" y="{TILE + 10}">{escape(marks[index])}</text>')
     width = max(count, 1) * (TILE + 2)
     return Markup(f'<svg class="mz-svg" viewBox="0 0 {width} {height}" width="{width}" height="{height}" '
                   f'aria-hidden="true" focusable="false">{"".join(parts)}</svg>')
@@ -141,14 +180,15 @@ def group_moves(view: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
 
 
 def _source_tiles(view: dict[str, Any], tiles: list[Any], prefix: str, where: str,
-                  groups: dict[str, list[dict[str, Any]]], labeller: Any) -> Markup:
-    """One display's (or the centre's) tiles: each colour group a button when it can be taken, else a picture."""
+                  groups: dict[str, list[dict[str, Any]]], labeller: Any, taken: Any = None) -> Markup:
+    """One display's (or the centre's) tiles: each colour group a button when it can be taken, else a picture;
+    `taken`: the colour a previewed move takes from here (drawn as ghosts: they are about to leave)."""
     counts = Counter(str(tile) for tile in tiles)
     parts = []
     for colour in counts:
         key = f"{prefix}-{colour}"
         words = f"{where}: {counts[colour]} × {name(colour)}"
-        picture = tiles_svg([colour] * counts[colour])
+        picture = tiles_svg([("~" if colour == taken else "") + colour] * counts[colour])
         moves = groups.get(key, [])
         if len(moves) == 1:
             parts.append(move_button(view, moves[0], picture, f"{words} nehmen – {labeller(moves[0], view)}",
@@ -161,27 +201,32 @@ def _source_tiles(view: dict[str, Any], tiles: list[Any], prefix: str, where: st
     return Markup("").join(parts)
 
 
-def displays(view: dict[str, Any], labeller: Any) -> Markup:
-    """The displays and the centre (with the start tile while it lies there) as one section."""
+def displays(view: dict[str, Any], labeller: Any, shown: Shown = NOTHING) -> Markup:
+    """The displays and the centre (with the start tile while it lies there) as one section; a display an
+    opponent just took from is marked (`last`), the one a previewed move takes from too (`target`)."""
     board = view.get("board") or {}
     groups = group_moves(view)
     items = []
     for index, tiles in enumerate(board.get("schalen") or [], start=1):
         where = f"Schale {index}"
-        body = _source_tiles(view, list(tiles), f"schale-{index}", where, groups, labeller) if tiles else \
-            Markup('<span class="mz-empty">leer</span>')
-        items.append(Markup('<li class="mz-display" aria-label="{0}: {1}"><span class="mz-name">{0}</span>{2}</li>')
-                     .format(where, counted(tiles), body))
+        mark: tuple[Any, ...] = ("quelle", "schale", index)
+        body = _source_tiles(view, list(tiles), f"schale-{index}", where, groups, labeller, shown.ghost.get(mark)) \
+            if tiles else Markup('<span class="mz-empty">leer</span>')
+        items.append(Markup('<li class="mz-display{3}" aria-label="{0}: {1}{4}"><span class="mz-name">{0}</span>{2}'
+                            '</li>').format(where, counted(tiles), body, shown.classes(mark),
+                                            ", eben genommen" if mark in shown.marks else ""))
     centre = list(board.get("mitte") or [])
     start = (board.get("startstein") or {}).get("in_mitte")
-    body = _source_tiles(view, centre, "mitte", "Mitte", groups, labeller)
+    mark = ("quelle", "mitte", None)
+    body = _source_tiles(view, centre, "mitte", "Mitte", groups, labeller, shown.ghost.get(mark))
     if start:
         body += Markup('<span class="mz-group" role="img" aria-label="Startstein">{}</span>').format(
             tiles_svg(["startstein"]))
     if not centre and not start:
         body = Markup('<span class="mz-empty">leer</span>')
-    items.append(Markup('<li class="mz-display mz-centre" aria-label="Mitte: {0}{1}"><span class="mz-name">Mitte'
-                        '</span>{2}</li>').format(counted(centre), ", mit Startstein" if start else "", body))
+    items.append(Markup('<li class="mz-display mz-centre{3}" aria-label="Mitte: {0}{1}"><span class="mz-name">Mitte'
+                        '</span>{2}</li>').format(counted(centre), ", mit Startstein" if start else "", body,
+                                                  shown.classes(mark)))
     return section("Schalen und Mitte", Markup('<ul class="mz-displays">{}</ul>').format(Markup("").join(items)),
                    "mz-market")
 
@@ -205,16 +250,32 @@ def order_players(view: dict[str, Any], players: list[dict[str, Any]]) -> list[d
     return sorted(players, key=lambda player: (player.get("platz") != me, player.get("platz", 0)))
 
 
+def points_words(points: Any) -> str:
+    """ "1 Punkt", "12 Punkte"."""
+    return f"{points} Punkt" if points in (1, -1) else f"{points} Punkte"
+
+
 def player_head(view: dict[str, Any], player: dict[str, Any], extra: str = "") -> Markup:
+    """The board's title: the seat's name ("Dein Tableau" for the viewer's own), whether it moves, its points."""
     seat = player.get("platz")
     mine = seat == view.get("you")
     moving = seat in ((view.get("board") or {}).get("am_zug") or [])
-    return Markup('<h3>{0}{1}{2} · {3} Punkte{4}</h3>').format(
-        seat_name(view, seat), " (du)" if mine else "", " · am Zug" if moving else "", player.get("punkte", 0),
-        extra)
+    title = f"Dein Tableau ({seat_name(view, seat)})" if mine else seat_name(view, seat)
+    moving_mark = Markup(' <span class="mz-moving">am Zug</span>') if moving else ""
+    return Markup('<h3><span class="mz-seat mz-seat-{4}" aria-hidden="true"></span>{0}{1} · {2}{3}</h3>').format(
+        title, moving_mark, points_words(player.get("punkte", 0)), extra, seat if isinstance(seat, int) else "x")
 
 
-def root(workshop: str, view: dict[str, Any], *parts: Markup) -> Markup:
-    """The board's outer element; `data-n` is the event number it shows (the browser tests wait for it)."""
-    body = Markup("").join(parts[:-1]) + Markup('<div class="mz-players">{}</div>').format(parts[-1])
-    return Markup('<div class="board mosaik {0}" data-n="{1}">{2}</div>').format(workshop, view.get("n", ""), body)
+def root(workshop: str, view: dict[str, Any], head: Markup, market: Markup, players: list[Markup],
+         ghost: Any = None) -> Markup:
+    """The board's outer element (`data-n`: the event number it shows; the browser tests wait for it; with a
+    ghost, `data-ghost`: the previewed move): the facts line, then the displays and the viewer's own board side by
+    side (one above the other on a phone), then the other seats' boards. `players` has the own board first."""
+    me = view.get("you")
+    own = isinstance(me, int) and any(player.get("platz") == me for player in
+                                       (view.get("board") or {}).get("spieler") or [])
+    mine, others = (players[0], players[1:]) if own and players else (Markup(""), players)
+    ghosted = Markup(' data-ghost="{}"').format(move_json(ghost)) if ghost is not None else ""
+    return Markup('<div class="board mosaik {0}" data-n="{1}"{2}>{3}<div class="mz-top">'
+                  '<div class="mz-marketcol">{4}</div>{5}</div><div class="mz-players">{6}</div></div>').format(
+        workshop, view.get("n", ""), ghosted, head, market, mine, Markup("").join(others))

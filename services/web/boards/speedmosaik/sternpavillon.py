@@ -6,17 +6,58 @@ form of counts per colour (the suggestion and keeping none also as buttons)."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from services.web.boards.speedmosaik import common as c
+from services.web.boards.speedmosaik.last import star_name as _star
 
-STAR_NAMES = {"mitte": "Mitte-Stern"}
+STARS = ["mitte", "rot", "blau", "gelb", "orange", "gruen", "lila"]
+"""The centre star, then the six outer stars in ring order (clockwise from the top), as the rules order them."""
+SIDE = 34
+"""A space's side (a 60° rhombus; six make a star) in the SVG's units, which are CSS px on a desktop."""
+DISTANCE = 125
+"""From the centre star's middle to an outer star's."""
+HALF = 195
+"""Half the pavilion picture's width and height."""
+KIND_NAMES = {"saeule": "Säule", "statue": "Statue", "fenster": "Fenster"}
 
 
-def _star(star: Any) -> str:
-    return STAR_NAMES.get(str(star), f"Stern {c.name(star)}")
+def _unit(degrees: float) -> tuple[float, float]:
+    return math.cos(math.radians(degrees)), math.sin(math.radians(degrees))
+
+
+def star_centre(star: str) -> tuple[float, float]:
+    """Where a star stands in the picture: the centre star in the middle, the outer ones around it."""
+    index = STARS.index(star) if star in STARS else 0
+    if index == 0:
+        return 0.0, 0.0
+    x, y = _unit(-90 + 60 * (index - 1))
+    return DISTANCE * x, DISTANCE * y
+
+
+def space_direction(star: str, number: int) -> int:
+    """Where a star's space points, in sixths of a turn (0 = right, clockwise). An outer star points its spaces 2
+    and 3 at the centre star, 1 and 2 at the next star clockwise, 5 and 6 outwards; the centre star's space k into
+    the gap between the outer stars k and k+1 (the rules' geometry, libs/rules/speedmosaik/sternpavillon/tiles.py)."""
+    index = STARS.index(star) if star in STARS else 0
+    if index == 0:
+        return (number - 2) % 6  # -60° + 60° (k - 1)
+    return (index - 1 + number - 1) % 6
+
+
+def _place_point(place: dict[str, Any]) -> tuple[float, float]:
+    """Where a pillar (between the centre star and an outer one), statue (between two outer stars) or window
+    (outside an outer star) stands."""
+    parts = str(place.get("id", "")).split("-")
+    if parts[0] == "statue" and len(parts) == 3:
+        (x1, y1), (x2, y2) = star_centre(parts[1]), star_centre(parts[2])
+        return (x1 + x2) / 2, (y1 + y2) / 2
+    x, y = star_centre(parts[1] if len(parts) > 1 else "mitte")
+    factor = 0.5 if parts[0] == "saeule" else (DISTANCE + SIDE + 13) / DISTANCE
+    return x * factor, y * factor
 
 
 def move_label(move: dict[str, Any], view: dict[str, Any]) -> str | None:
@@ -52,41 +93,118 @@ def _moves(view: dict[str, Any], action: str) -> list[dict[str, Any]]:
     return [move for move in view.get("legal_moves") or [] if isinstance(move, dict) and move.get("aktion") == action]
 
 
-def _stars(view: dict[str, Any], player: dict[str, Any], mine: bool) -> Markup:
+def _rhombus(x: float, y: float, direction: int) -> str:
+    """The four corners of a space: from the star's middle out along its direction."""
+    angle = 60 * direction
+    ax, ay = _unit(angle - 30)
+    bx, by = _unit(angle)
+    cx, cy = _unit(angle + 30)
+    long = SIDE * math.sqrt(3)
+    return (f"{x:.1f},{y:.1f} {x + SIDE * ax:.1f},{y + SIDE * ay:.1f} {x + long * bx:.1f},{y + long * by:.1f} "
+            f"{x + SIDE * cx:.1f},{y + SIDE * cy:.1f}")
+
+
+def _pavilion_svg(view: dict[str, Any], player: dict[str, Any], shown: c.Shown) -> str:
+    """The seven stars as a picture: each space a rhombus with its value (what it costs), a laid tile in its
+    colour with its letter; the pillars, statues and windows between the stars (filled once surrounded)."""
+    seat = player.get("platz")
+    parts = []
+    surrounded = set(player.get("umschlossen") or [])
+    for place in (view.get("board") or {}).get("bonusorte") or []:
+        x, y = _place_point(place)
+        kind = str(place.get("art", ""))
+        state = "mz-won" if place.get("id") in surrounded else ""
+        title = escape(f"{place.get('name')}: {place.get('belohnung')} Bonusstein"
+                       + ("e" if place.get("belohnung") != 1 else "") + (", umschlossen" if state else ""))
+        if kind == "saeule":
+            shape = f'<circle cx="{x:.1f}" cy="{y:.1f}" r="9"/>'
+        elif kind == "statue":
+            shape = f'<rect x="{x - 9:.1f}" y="{y - 9:.1f}" width="18" height="18" rx="2"/>'
+        else:
+            shape = f'<path d="M{x - 9:.1f},{y + 9:.1f} v-9 a9,9 0 0 1 18,0 v9 z"/>'
+        parts.append(f'<g class="mz-place mz-{escape(kind)} {state}"><title>{title}</title>{shape}'
+                     f'<text x="{x:.1f}" y="{y + 4:.1f}">{escape(place.get("belohnung"))}</text></g>')
+    for star in player.get("sterne") or []:
+        name = str(star.get("stern"))
+        x, y = star_centre(name)
+        for field in star.get("felder") or []:
+            number = int(field.get("feld", 0) or 0)
+            direction = space_direction(name, number)
+            key = ("feld", seat, name, number)
+            colour, ghost = field.get("farbe"), shown.ghost.get(key)
+            dx, dy = _unit(60 * direction)
+            mid = SIDE * math.sqrt(3) / 2
+            tx, ty = x + mid * dx, y + mid * dy
+            state = " last arrive" if key in shown.marks else ""
+            if colour or ghost:
+                kind = escape(c.css(colour or ghost))
+                state += "" if colour else " ghost"
+                body = (f'<polygon class="mz-tile {kind}" points="{_rhombus(x, y, direction)}"/>'
+                        f'<text class="mz-letter {kind}" x="{tx:.1f}" y="{ty + 5:.1f}">'
+                        f'{escape(c.LETTERS.get(str(colour or ghost), "?"))}</text>'
+                        f'<text class="mz-value {kind}" x="{x + 1.45 * mid * dx:.1f}" '
+                        f'y="{y + 1.45 * mid * dy + 3:.1f}">{number}</text>')
+            else:
+                kind = escape(c.css(star.get("farbe"))) if star.get("farbe") else "t-mitte"
+                body = (f'<polygon class="mz-space {kind}" points="{_rhombus(x, y, direction)}"/>'
+                        f'<text class="mz-cost" x="{tx:.1f}" y="{ty + 5:.1f}">{number}</text>')
+            parts.append(f'<g class="mz-sp-draw{state}">{body}</g>')
+    size = 2 * HALF
+    return (f'<svg class="mz-pavsvg" viewBox="{-HALF} {-HALF} {size} {size}" aria-hidden="true" focusable="false">'
+            f'{"".join(parts)}</svg>')
+
+
+def _stars(view: dict[str, Any], player: dict[str, Any], mine: bool, shown: c.Shown) -> Markup:
+    """The pavilion: the picture, with a button over each space the seat may lay on (a pick where several ways
+    to pay are open: they show above the picture), and each star and space said in words for screen readers."""
     places: dict[str, list[dict[str, Any]]] = {}
     for move in _moves(view, "legen") if mine else []:
         places.setdefault(f"feld-{move.get('stern')}-{move.get('feld')}", []).append(move)
-    stars: list[Markup] = []
+    seat = player.get("platz")
+    buttons: list[Markup] = []
     targets: list[Markup] = []
+    words: list[Markup] = []
     for star in player.get("sterne") or []:
-        cells = []
+        name = str(star.get("stern"))
+        filled = []
         for field in star.get("felder") or []:
-            key = f"feld-{star.get('stern')}-{field.get('feld')}"
+            number = int(field.get("feld", 0) or 0)
+            key = f"feld-{name}-{number}"
             colour = field.get("farbe")
-            words = f"{_star(star.get('stern'))}, Feld {field.get('feld')} (kostet {field.get('feld')}): " + (
+            if colour:
+                filled.append(f"{number} {c.name(colour)}")
+            said = f"{_star(name)}, Feld {number} (kostet {number}): " + (
                 f"{c.name(colour)} belegt" if colour else "frei")
-            picture = Markup('{0}<span class="mz-cost">{1}</span>').format(
-                c.tiles_svg([colour]) if colour else c.tiles_svg([], empty=1), field.get("feld"))
+            if ("feld", seat, name, number) in shown.marks:
+                said += ", eben gelegt"
+            where = f"mz-sp mz-at-{STARS.index(name) if name in STARS else 0} mz-dir-{space_direction(name, number)}"
             moves = places.get(key, [])
             if len(moves) == 1:
-                cells.append(c.move_button(view, moves[0], picture, f"{words} – {move_label(moves[0], view)}",
-                                           "mz-cell"))
+                buttons.append(c.move_button(view, moves[0], "", f"{said} – {move_label(moves[0], view)}", where))
             elif moves:
-                cells.append(c.pick_button(key, picture, f"{words}: legen, dann bezahlen wählen", "mz-cell"))
-                targets.extend(c.move_button(view, move, move_label(move, view) or "", move_label(move, view) or "",
+                buttons.append(c.pick_button(key, "", f"{said}: legen, dann bezahlen wählen", where))
+                targets.extend(c.move_button(view, move, _pay_words(move), move_label(move, view) or "",
                                              "mz-target", pick_for=key) for move in moves)
-            else:
-                cells.append(Markup('<span class="mz-cell" role="img" aria-label="{0}">{1}</span>').format(
-                    words, picture))
-        filled = sum(1 for field in star.get("felder") or [] if field.get("farbe"))
-        stars.append(Markup('<li class="mz-star mz-star-{0}" aria-label="{1}: {2} von 6 belegt">'
-                            '<span class="mz-name">{1}</span><span class="mz-ring">{3}</span></li>').format(
-            c.css(star.get("farbe")) if star.get("farbe") else "t-mitte", _star(star.get("stern")), filled,
-            Markup("").join(cells)))
+        words.append(Markup("<li>{0}: {1}</li>").format(
+            _star(name), ", ".join(filled) + f" ({len(filled)} von 6 belegt)" if filled else "leer"))
     pay = Markup('<div class="mz-pay" role="group" aria-label="Bezahlen">{}</div>').format(
         Markup("").join(targets)) if targets else Markup("")
+    said = Markup('<ul class="mz-sr">{}</ul>').format(Markup("").join(words))
     # the payment choices above the stars: after picking a space they show where the eye already is
-    return Markup('{1}<ol class="mz-stars" aria-label="Sterne">{0}</ol>').format(Markup("").join(stars), pay)
+    return Markup('{0}<div class="mz-pav" role="group" aria-label="Sterne">{1}{2}{3}</div>'
+                  '<p class="mz-legend">Zahl = was das Feld kostet · Mittelstern: jede Farbe einmal · '
+                  '● Säule 1, ■ Statue 2, ⌂ Fenster 3 Bonussteine, wenn umschlossen</p>').format(
+        pay, Markup(_pavilion_svg(view, player, shown)), Markup("").join(buttons), said)
+
+
+def _pay_words(move: dict[str, Any]) -> str:
+    """How a payment choice reads on its button: "3 × Rot + 1 Joker"."""
+    jokers = int(move.get("joker", 0) or 0)
+    real = int(move.get("feld", 0) or 0) - jokers
+    colour = c.name(move.get("farbe")) if move.get("farbe") else ""
+    parts = [f"{real} × {colour}" if real and colour else "", f"{jokers} Joker" if jokers else ""]
+    text = " + ".join(part for part in parts if part)
+    return f"{colour}: {text}" if colour and move.get("stern") == "mitte" else (text or "bezahlen")
 
 
 def _keep(view: dict[str, Any], hand: dict[str, int], moves: list[dict[str, Any]]) -> Markup:
@@ -116,7 +234,7 @@ def _keep(view: dict[str, Any], hand: dict[str, int], moves: list[dict[str, Any]
         note, buttons, form)
 
 
-def _player(view: dict[str, Any], player: dict[str, Any]) -> Markup:
+def _player(view: dict[str, Any], player: dict[str, Any], shown: c.Shown) -> Markup:
     mine = player.get("platz") == view.get("you")
     hand = {colour: int(n) for colour, n in (player.get("hand") or {}).items() if n}
     tiles = [colour for colour, n in hand.items() for _ in range(n)]
@@ -133,11 +251,14 @@ def _player(view: dict[str, Any], player: dict[str, Any]) -> Markup:
                      ("Belegte Felder", player.get("belegte_felder", 0)),
                      ("Legepunkte", account.get("legepunkte", 0)),
                      ("Umschlossen", len(player.get("umschlossen") or []))])
-    hand_html = Markup('<div class="mz-hand" aria-label="Steine in der Hand: {0}"><span class="mz-name">Hand</span>'
-                       '{1}</div>').format(hand_words, c.tiles_svg(tiles))
+    key = ("hand", player.get("platz"))
+    ghost = shown.ghost.get(key) or []
+    hand_html = Markup('<div class="mz-hand{2}" aria-label="Steine in der Hand: {0}"><span class="mz-name">Hand</span>'
+                       '{1}</div>').format(hand_words, c.tiles_svg(tiles + ["~" + str(tile) for tile in ghost]),
+                                           shown.classes(key))
     return Markup('<section class="mz-player{0}" aria-label="Tableau {1}">{2}{3}{4}{5}{6}</section>').format(
         " mz-mine" if mine else "", c.seat_name(view, player.get("platz")), c.player_head(view, player), hand_html,
-        actions, _stars(view, player, mine), extra)
+        actions, _stars(view, player, mine, shown), extra)
 
 
 def _supply(view: dict[str, Any]) -> Markup:
@@ -157,19 +278,62 @@ def _supply(view: dict[str, Any]) -> Markup:
     state = board.get("bonus")
     note = Markup("")
     if isinstance(state, dict):
-        note = Markup('<p>{0} wählt noch {1} Bonusstein(e).</p>').format(c.seat_name(view, state.get("platz")),
-                                                                         state.get("noch"))
+        left = state.get("noch")
+        note = Markup('<p>{0} wählt noch {1} {2}.</p>').format(c.seat_name(view, state.get("platz")), left,
+                                                              "Bonusstein" if left == 1 else "Bonussteine")
     places = Markup("").join(
-        Markup('<li>{0}: {1} Bonusstein(e) – {2}</li>').format(
+        Markup('<li>{0}: {1} {3} – {2}</li>').format(
             place.get("name"), place.get("belohnung"),
-            ", ".join(f"{_star(field.get('stern'))} {field.get('feld')}" for field in place.get("felder") or []))
+            ", ".join(f"{_star(field.get('stern'))} {field.get('feld')}" for field in place.get("felder") or []),
+            "Bonusstein" if place.get("belohnung") == 1 else "Bonussteine")
         for place in board.get("bonusorte") or [])
     body = Markup('<div class="mz-supply">{0}</div>{1}<details><summary>Bonusorte</summary><ul>{2}</ul></details>')\
         .format(Markup("").join(items) or Markup('<span class="mz-empty">leer</span>'), note, places)
     return c.section("Vorrat", body, "mz-market")
 
 
-def render(view: dict[str, Any]) -> Markup:
+def ghost(view: dict[str, Any], move: dict[str, Any], preview: dict[str, Any]) -> dict[tuple[Any, ...], Any]:
+    """What a previewed move changes on the viewer's board: the tile on its star space, the tiles taken into the
+    hand (and the display they come from), a bonus tile."""
+    me = view.get("you")
+    action = move.get("aktion")
+    out: dict[tuple[Any, ...], Any] = {}
+    if action == "legen":
+        out[("feld", me, move.get("stern"), move.get("feld"))] = preview.get("farbe") or move.get("farbe") or \
+            move.get("stern")
+    elif action == "nehmen":
+        source = move.get("quelle", move.get("source"))
+        out[("quelle", source, move.get("schale") if source == "schale" else None)] = move.get("farbe")
+        jokers = int(preview.get("joker", 0) or 0)
+        out[("hand", me)] = [move.get("farbe")] * int(preview.get("anzahl", 0) or 0) + \
+            [preview.get("jokerfarbe")] * jokers
+    elif action == "bonus":
+        out[("hand", me)] = [move.get("farbe")]
+    else:
+        out[("hand", me)] = []
+    return out
+
+
+def prompt(view: dict[str, Any]) -> str:
+    """What the viewer does now, by the round's phase."""
+    board = view.get("board") or {}
+    moves = [move for move in view.get("legal_moves") or [] if isinstance(move, dict)]
+    actions = {move.get("aktion") for move in moves}
+    if "behalten" in actions:
+        free = (board.get("behalten") or {}).get("frei", 4)
+        return f"Behalte bis zu {free} Steine – jeder weitere kostet 1 Punkt"
+    if "bonus" in actions:
+        left = (board.get("bonus") or {}).get("noch", 1)
+        return f"Wähle {left} {'Bonusstein' if left == 1 else 'Bonussteine'} aus dem Vorrat"
+    if "legen" in actions:
+        return "Lege einen Stein auf ein Sternfeld oder passe"
+    if "passen" in actions:
+        return "Passe: kein Feld ist mehr zu bezahlen"
+    joker = c.name((board.get("joker") or {}).get("farbe"))
+    return f"Nimm Steine einer Farbe aus einer Schale oder der Mitte ({joker} ist Joker)"
+
+
+def render(view: dict[str, Any], shown: c.Shown = c.NOTHING, move: Any = None) -> Markup:
     board = view.get("board") or {}
     joker = board.get("joker") or {}
     start = board.get("startstein") or {}
@@ -181,5 +345,6 @@ def render(view: dict[str, Any]) -> Markup:
                     ("Joker-Reihenfolge", ", ".join(c.name(colour) for colour in joker.get("reihenfolge") or [])),
                     ("Beutel", (board.get("beutel") or {}).get("anzahl", 0)), ("Turm", tower.get("anzahl", 0)),
                     ("Startstein", "in der Mitte" if start.get("in_mitte") else c.seat_name(view, start.get("platz")))])
-    players = Markup("").join(_player(view, player) for player in c.order_players(view, board.get("spieler") or []))
-    return c.root("sternpavillon", view, head, c.displays(view, move_label), _supply(view), players)
+    players = [_player(view, player, shown) for player in c.order_players(view, board.get("spieler") or [])]
+    return c.root("sternpavillon", view, Markup('<div class="mz-head">{}</div>').format(head),
+                  c.displays(view, move_label, shown) + _supply(view), players, move)
