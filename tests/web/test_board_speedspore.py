@@ -7,10 +7,12 @@ import json
 import random
 import re
 from typing import Any
+from urllib.parse import parse_qsl
 
 import pytest
 
 from libs.rules import registry
+from libs.rules.engine import visible_effects
 from libs.rules.speedspore import board as rules_board
 from services.web.boards import renderer_for
 from services.web.boards import speedspore as spore
@@ -22,13 +24,20 @@ PAGE_LIMIT = 150_000
 """The largest game page (4 seats) stays below 150 KB (issue 25)."""
 
 
+ANSWERS = ("antwort", "gegenangebot")
+
+
 def played_view(seats: int, viewer: int, plies: int, config: dict[str, Any] | None = None,
                 seed: bytes = b"s" * 32, stop: Any = None) -> dict[str, Any]:
-    """A table view for `viewer` after `plies` random legal moves (or earlier, once `stop(position)` holds)."""
+    """A table view for `viewer` after `plies` random legal moves (or earlier, once `stop(position)` holds), with
+    the view's `last_moves` as the table builds them: per seat the effects (as `viewer` may read them) of its
+    latest turn, its moves since another seat last made a move of its own (answers to an offer break no turn)."""
     engine = registry.engine(RULES)
     position = engine.start(engine.normalize_config(config or {"siegpunkte": 8}, seats), seats, seed)
     chance = random.Random(seats * 100 + plies)
-    for _ in range(plies):
+    last: list[dict[str, Any] | None] = [None] * seats
+    turn_of = -1
+    for number in range(1, plies + 1):
         if stop is not None and stop(engine, position):
             break
         pending = engine.pending(position)
@@ -38,7 +47,18 @@ def played_view(seats: int, viewer: int, plies: int, config: dict[str, Any] | No
         moves = [m for m in engine.legal_moves(position, mover) if "zurueck" not in m]
         if not moves:
             break
-        position = engine.apply(position, mover, chance.choice(moves)).position
+        move = chance.choice(moves)
+        step = engine.apply(position, mover, move)
+        position = step.position
+        effects = visible_effects(step.effects, viewer)
+        answer = any(key in move for key in ANSWERS)
+        entry = last[mover]
+        if entry is not None and (turn_of == mover or (answer and entry.get("answer"))):
+            entry["n"], entry["effects"] = number, [*entry["effects"], *effects]
+        else:
+            last[mover] = {"n": number, "effects": effects, "answer": answer}
+        if not answer:
+            turn_of = mover
     pending = engine.pending(position)
     return {"game_id": "0" * 32, "game": "speedspore", "rules": RULES, "settings": {}, "n": 7,
             "status": "running", "you": viewer,
@@ -46,7 +66,8 @@ def played_view(seats: int, viewer: int, plies: int, config: dict[str, Any] | No
                       for i in range(seats)],
             "to_move": [p.seat for p in pending if p.must], "may_act": [p.seat for p in pending if not p.must],
             "board": engine.view(position, viewer), "legal_moves": engine.legal_moves(position, viewer),
-            "can_undo": False, "last_effects": [], "clocks": []}
+            "can_undo": False, "last_effects": [], "clocks": [],
+            "last_moves": [None if e is None else {"n": e["n"], "effects": e["effects"]} for e in last]}
 
 
 def test_the_island_has_the_rules_ids() -> None:
@@ -173,19 +194,84 @@ def _view_with(key: str, seats: int = 3) -> dict[str, Any]:
     raise AssertionError(f"no view with a {key} move")
 
 
-def test_the_discard_form_asks_for_exactly_half_of_the_own_hand() -> None:
+def _click(view: dict[str, Any], html: str, panel: str, pressed: bool, kind: str | None = None) -> str:
+    """Click a card in a choice panel as htmx does: its `hx-get` asks for `render_choice` with its query."""
+    part = html[html.index(f'id="{panel}'):]
+    part = part[:part.index("</section>")]
+    found = re.findall(r'<button type="button" class="card r-(\w+)( on)?" aria-pressed="(?:true|false)" '
+                       r'aria-label="[^"]*" hx-get="([^"]*)" hx-target="#([^"]*)" hx-select="#\4" '
+                       r'hx-swap="outerHTML">', part)
+    for card_kind, on, url, _ in found:
+        if bool(on) == pressed and (kind is None or card_kind == kind):
+            query = dict(parse_qsl(url.replace("&amp;", "&").split("?", 1)[1]))
+            assert url.startswith(f"/spiel/{view['game_id']}/brett?")
+            return str(spore.render_choice(view, query))
+    raise AssertionError(f"no {'chosen' if pressed else 'free'} {kind or ''} card in {panel}")
+
+
+def _sent(html: str, panel: str) -> Any:
+    part = html[html.index(f'id="{panel}'):]
+    part = part[:part.index("</section>")]
+    vals = re.findall(r'class="move send" hx-post="/spiel/0{32}/vorschau" hx-target="#preview" hx-vals=\'([^\']*)\'',
+                      part)
+    assert len(vals) == 1
+    return json.loads(json.loads(vals[0].replace("&#34;", '"'))["move"])
+
+
+def test_the_discard_is_made_by_clicking_cards_with_the_count_shown() -> None:
     view = _view_with("abwerfen")
     html = str(spore.render(view))
     need = view["board"]["spieler"][view["you"]]["abwerfen"]
-    assert f"wirf genau {need} ab" in html and 'name="m.abwerfen.humus"' in html
-    assert 'hx-post="/spiel/' + "0" * 32 + '/vorschau"' in html
+    hand = view["board"]["du"]["hand"]
+    assert f"wirf genau {need} Karten ab" in html and f"0 von {need} gewählt" in html
+    assert 'class="part spore-discard spore-choice dock" id="spore-discard-' in html and 'hx-preserve="true"' in html
+    # one card per resource in hand
+    assert html.count('class="card r-') == sum(hand.values())
+    assert _sent(html, "spore-discard") == {"abwerfen": {}}  # sent as it is: the rule's reason answers
+    chosen = html
+    for step in range(1, need + 1):
+        chosen = _click(view, chosen, "spore-discard", pressed=False)
+        assert f"{step} von {need} gewählt" in chosen and 'hx-preserve' not in chosen.split('id="spore-discard')[1][:40]
+    assert f"{need} von {need} gewählt ✓" in chosen
+    move = _sent(chosen, "spore-discard")
+    assert move in view["legal_moves"] and sum(move["abwerfen"].values()) == need
+    # a chosen card clicked again goes back
+    back = _click(view, chosen, "spore-discard", pressed=True)
+    assert f"{need - 1} von {need} gewählt" in back
+    assert sum(_sent(back, "spore-discard")["abwerfen"].values()) == need - 1
+
+
+def test_every_legal_discard_can_be_clicked_together() -> None:
+    view = _view_with("abwerfen")
+    discards = [m for m in view["legal_moves"] if "abwerfen" in m]
+    for move in discards[:40]:
+        html = str(spore.render(view))
+        for kind, times in move["abwerfen"].items():
+            for _ in range(times):
+                html = _click(view, html, "spore-discard", pressed=False, kind=kind)
+        assert _sent(html, "spore-discard") == move
+
+
+def test_an_offer_is_made_by_clicking_cards_and_the_rules_accept_it() -> None:
+    view = _view_with("angebot")
+    html = str(spore.render(view))
+    assert 'aria-label="Eigenes Angebot an alle"' in html and "dock" in html
+    hand = view["board"]["du"]["hand"]
+    give = next(kind for kind, n in hand.items() if n)
+    take = next(kind for kind in spore.KINDS if kind != give)
+    html = _click(view, html, "spore-offer", pressed=False, kind=give)
+    html = _click(view, html, "spore-offer", pressed=False, kind=take)
+    html = _click(view, html, "spore-offer", pressed=False, kind=take)
+    assert "Du gibst 1 Karte, du willst 2 Karten" in html
+    assert _sent(html, "spore-offer") == {"angebot": {"gib": {give: 1}, "nimm": {take: 2}}}
 
 
 def test_an_offer_to_answer_shows_the_offer_and_the_answer_buttons() -> None:
     view = _view_with("antwort")
     html = str(spore.render(view))
     assert "Angebot annehmen (ja)" in html or "Angebot ablehnen (nein)" in html
-    assert 'class="offer"' in html and "bietet" in html and 'name="m.gegenangebot.gib.' in html
+    assert 'class="offer"' in html and "bietet" in html and 'id="spore-counter-' in html
+    assert 'class="spore-answer dock"' in html  # the answer in the panel fixed to the bottom on phones
 
 
 @pytest.mark.parametrize("seats", [2, 3, 4])
@@ -198,7 +284,7 @@ def test_every_legal_move_is_offered_on_the_board_so_the_page_lists_none(seats: 
                        .__repr__() for vals in re.findall(r"hx-vals='([^']*)'", html)}
             for move in view["legal_moves"]:
                 if "abwerfen" in move:
-                    assert 'name="m.abwerfen.' in html  # the discard is a form of counts
+                    assert 'id="spore-discard-' in html  # clicked together card by card (tested above)
                 else:
                     assert repr(move) in offered, move
             assert game_context(view)["moves"] == []
