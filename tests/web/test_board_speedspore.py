@@ -288,3 +288,198 @@ def test_every_legal_move_is_offered_on_the_board_so_the_page_lists_none(seats: 
                 else:
                     assert repr(move) in offered, move
             assert game_context(view)["moves"] == []
+
+
+# ---- what the board declares for the game page (docs/services/web.md) -------------------------------------------
+
+KEYS = re.compile(r"\b[a-z_]+\.[a-z_.]+\b|\b(?:label|points|key|params|text|True|False|None|zug|art|punkte_\w+)\b|[{}]")
+"""A dotted key, an English or internal field name, JSON braces: nothing a player should read."""
+
+
+def _decisions(seats: int, seed: int, plies: int = 260) -> list[dict[str, Any]]:
+    """Views of a random game at many decisions, each for a seat that may act there."""
+    views = []
+    for cut in range(0, plies, 13):
+        for viewer in range(seats):
+            view = played_view(seats, viewer, cut, seed=bytes([seed]) * 32)
+            if view["legal_moves"]:
+                views.append(view)
+    return views
+
+
+@pytest.mark.parametrize("seats", [2, 3, 4])
+def test_a_prompt_says_what_to_do_whenever_the_seat_may_act(seats: int) -> None:
+    seen = set()
+    for view in _decisions(seats, seats):
+        said = spore.prompt(view)
+        assert said and not KEYS.search(said) and "Platz" not in said, said
+        seen.add(said.split(":")[0].split(" ")[0])
+        if any("abwerfen" in m for m in view["legal_moves"]):
+            need = view["board"]["spieler"][view["you"]]["abwerfen"]
+            assert said.startswith(f"Wirf {need} Karten ab")
+        if any("antwort" in m for m in view["legal_moves"]):
+            offerer = view["seats"][view["board"]["dran"]]["name"]
+            assert said.startswith(f"Antworte auf das Angebot von {offerer}")
+    assert {"Gründe", "Würfle", "Handle"} <= seen, seen
+    idle = played_view(seats, 1, 0)  # the founding: seat 0 first
+    assert not idle["legal_moves"] and spore.prompt(idle) is None
+
+
+def test_seat_scores_are_victory_points_without_others_hidden_funde() -> None:
+    view = played_view(3, 0, 240)
+    scores = spore.seat_scores(view)
+    shown = view["board"]["anzeige"]["siegpunkte"]
+    assert len(scores) == 3
+    for seat, score in enumerate(scores):
+        points = shown[seat]["punkte"]
+        assert score == (f"{points} Siegpunkt" if points == 1 else f"{points} Siegpunkte")
+
+
+def _view_with_last(key: str, seats: int = 3) -> tuple[dict[str, Any], int]:
+    """A view whose opponent's last turn has an effect `speedspore.<key>`, and that opponent."""
+    for plies in range(3, 300, 7):
+        view = played_view(seats, 0, plies)
+        for seat, entry in enumerate(view["last_moves"]):
+            if seat != 0 and entry and any(e["key"] == f"speedspore.{key}" for e in entry["effects"]):
+                return view, seat
+    raise AssertionError(f"no opponent's turn with {key}")
+
+
+def test_last_move_lines_name_each_opponent_and_say_what_happened() -> None:
+    view, seat = _view_with_last("wurf")
+    lines = spore.last_move_lines(view)
+    names = [s["name"] for s in view["seats"]]
+    assert lines and all(line.split(":")[0] in names[1:] for line in lines)  # never the viewer itself
+    line = next(line for line in lines if line.startswith(names[seat] + ":"))
+    rolled = next(e for e in view["last_moves"][seat]["effects"] if e["key"] == "speedspore.wurf")
+    assert f"würfelt {rolled['params']['summe']}" in line
+    assert not any("Platz" in line or "Jemand" in line or KEYS.search(line) for line in lines)
+    view["last_moves"] = [None] * 3
+    assert spore.last_move_lines(view) == []
+
+
+@pytest.mark.parametrize("key,place", [("bau.faden", "kante"), ("gruendung.fruchtkoerper", "ecke")])
+def test_an_opponents_last_build_is_marked_on_the_island_and_not_the_viewers_own(key: str, place: str) -> None:
+    view, seat = _view_with_last(key)
+    built = next(e["params"][place] for e in view["last_moves"][seat]["effects"] if e["key"] == f"speedspore.{key}")
+    html = str(spore.render(view))
+    words = geometry.edge_name(built) if place == "kante" else geometry.corner_name(built)
+    marked = re.findall(r'<g class="(?:thread|piece) p(\d) (?:fk |tower )?last arrive"', html)
+    assert str(seat % 4) in marked and f"{words}: " in html and "zuletzt gebaut" in html
+    line = next(line for line in spore.last_move_lines(view) if line.startswith(view["seats"][seat]["name"]))
+    assert ("Myzelfaden" in line) if place == "kante" else ("Fruchtkörper" in line)
+    # the same turn seen by the seat that made it: nothing of its own is marked as new
+    own = dict(view, you=seat)
+    assert not re.search(rf'class="(?:thread p{seat % 4}|piece p{seat % 4} \w+) last', str(spore.render(own)))
+
+
+def test_the_rolled_number_and_the_moved_mold_are_marked() -> None:
+    view, seat = _view_with_last("schimmel")
+    field = next(e["params"]["feld"] for e in view["last_moves"][seat]["effects"] if e["key"] == "speedspore.schimmel")
+    html = str(spore.render(view))
+    if view["board"]["schimmel"] == field:
+        assert '<g class="mold last arrive">' in html
+    marked = 0
+    for plies in range(20, 200, 9):
+        view = played_view(3, 0, plies)
+        rolls = [(entry["n"], e["params"]["summe"]) for seat, entry in enumerate(view["last_moves"])
+                 if seat and entry for e in entry["effects"] if e["key"] == "speedspore.wurf"]
+        own = view["last_moves"][0]["n"] if view["last_moves"][0] else -1
+        latest = max(rolls, default=(-1, 7))
+        expected = 0 if latest[1] == 7 or latest[0] < own else \
+            len([f for f in view["board"]["felder"] if f.get("zahl") == latest[1]])
+        html = str(spore.render(view))
+        assert html.count(' last"/>') == expected, plies
+        assert html.count("zuletzt gewürfelt") == expected
+        marked += expected
+    assert marked > 0
+
+
+@pytest.mark.parametrize("seats", [2, 4])
+def test_preview_lines_are_one_german_line_without_keys_for_every_legal_move(seats: int) -> None:
+    engine = registry.engine(RULES)
+    checked = 0
+    for seed, plies in ((seed, plies) for seed in (b"p", b"q", b"r") for plies in range(0, 300, 17)):
+        for viewer in range(seats):
+            view = played_view(seats, viewer, plies, seed=seed * 32)
+            position = _position(seats, plies, seed * 32)
+            for move in view["legal_moves"]:
+                preview = engine.preview(position, viewer, move)
+                line = spore.preview_line(move, preview, view)
+                assert line and "\n" not in line and not KEYS.search(line) and "Platz" not in line, (move, line)
+                checked += 1
+    assert checked > 200
+
+
+def _position(seats: int, plies: int, seed: bytes) -> Any:
+    """The position `played_view` reached (the same random moves)."""
+    engine = registry.engine(RULES)
+    position = engine.start(engine.normalize_config({"siegpunkte": 8}, seats), seats, seed)
+    chance = random.Random(seats * 100 + plies)
+    for _ in range(plies):
+        pending = engine.pending(position)
+        if not pending:
+            break
+        mover = pending[chance.randrange(len(pending))].seat
+        moves = [m for m in engine.legal_moves(position, mover) if "zurueck" not in m]
+        if not moves:
+            break
+        position = engine.apply(position, mover, chance.choice(moves)).position
+    return position
+
+
+def test_the_ghost_shows_the_move_on_the_island_and_carries_it() -> None:
+    engine = registry.engine(RULES)
+    kinds = set()
+    for plies in (0, 1, 60, 120, 200):
+        for viewer in range(3):
+            view = played_view(3, viewer, plies)
+            position = _position(3, plies, b"s" * 32)
+            plain = str(spore.render(view))
+            for move in view["legal_moves"][:25]:
+                preview = engine.preview(position, viewer, move)
+                ghost = str(spore.render_ghost(view, move, preview))
+                assert ghost != plain
+                carried = re.search(r"data-ghost='([^']*)'", ghost)
+                assert carried and json.loads(carried.group(1).replace("&#34;", '"')) == move
+                place = next((k for k in ("fruchtkoerper", "turm", "faden", "schimmel") if k in move), None)
+                if place:
+                    kinds.add(place)
+                    assert ' ghost"' in ghost
+                if preview.get("hand_nachher") and not place:
+                    assert '<p class="ghost">Danach: ' in ghost
+    assert {"fruchtkoerper", "faden"} <= kinds
+
+
+def test_the_thumbnail_is_a_small_island() -> None:
+    picture = str(spore.thumbnail())
+    assert picture.startswith('<svg class="island thumb"') and len(picture.encode()) <= 8_000
+    assert picture.count('class="hex k-') == 19 and "style=" not in picture
+
+
+def test_phrase_names_seats_and_counts_in_german() -> None:
+    view = played_view(3, 0, 60)
+    names = [s["name"] for s in view["seats"]]
+    sog = {"key": "speedspore.netzsog", "params": {"platz": 1, "rohstoff": "moos", "anzahl": 1, "von": [1, 0, 0]},
+           "text": "Alle anderen geben Platz 2 ihr Moos: 1 Karten."}
+    assert spore.phrase(sog, view) == f"Alle anderen geben {names[1]} ihr Moos: 1 Karte."
+    trade = {"key": "speedspore.handel", "params": {"platz": 0, "partner": 2}, "text":
+             "Platz 1 tauscht mit Platz 3: 1 Humus gegen 1 Moos."}
+    assert spore.phrase(trade, view) == f"{names[0]} tauscht mit {names[2]}: 1 Humus gegen 1 Moos."
+    built = {"key": "speedspore.bau.faden", "params": {"platz": 2, "kante": 7},
+             "text": "Platz 3 baut einen Myzelfaden."}
+    assert spore.phrase(built, view) == f"{names[2]} baut einen Myzelfaden auf {geometry.edge_name(7)}."
+    assert spore.phrase({"key": "speedspore.knapp", "params": {}, "text": "Der Vorrat reicht nicht."}, view) is None
+
+
+def test_no_text_names_a_place_the_island_does_not_show() -> None:
+    for plies in (0, 1, 120):
+        view = played_view(3, 0, plies)
+        html = str(spore.render(view))
+        letters = set(re.findall(r'class="letter">([A-S])</text>', html))
+        assert len(letters) == 19
+        assert not re.search(r"(?:Feld|Ecke|Kante) \d", html)
+        for label in (spore.move_label(m, view) for m in view["legal_moves"]):
+            assert not re.search(r"(?:Feld|Ecke|Kante) \d", label)
+            for place in re.findall(r"(?:Ecke|Kante) ([A-S](?:/[A-S])*)", label):
+                assert set(place.split("/")) <= letters

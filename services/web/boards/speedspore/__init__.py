@@ -253,7 +253,7 @@ def _effects_of(view: dict[str, Any], seat: int) -> tuple[int, list[dict[str, An
     entry = entries[seat] if isinstance(entries, list) and seat < len(entries) else None
     if not isinstance(entry, dict):
         return -1, []
-    number = entry.get("n") if isinstance(entry.get("n"), int) else -1
+    number = int(entry["n"]) if isinstance(entry.get("n"), int) else -1
     return number, [e for e in entry.get("effects") or [] if isinstance(e, dict) and isinstance(e.get("params"), dict)]
 
 
@@ -304,7 +304,7 @@ def _island(view: dict[str, Any], board: dict[str, Any], moves: list[Any], ghost
     mold = board.get("schimmel")
     marks = _marks(view, board)
     ghosts = _ghost_places(view, ghost)
-    you = view.get("you") if isinstance(view.get("you"), int) else 0
+    you = int(view["you"]) if isinstance(view.get("you"), int) else 0
     corner_moves: dict[int, Any] = {}
     edge_moves: dict[int, Any] = {}
     field_moves: dict[int, Any] = {}
@@ -347,7 +347,7 @@ def _island(view: dict[str, Any], board: dict[str, Any], moves: list[Any], ghost
         label = (f"Feld {FIELD_LETTERS[field]}: {FIELD_NAMES.get(kind, kind)}, Zahl {number or 'keine'}, "
                  f"bringt {FIELD_YIELDS.get(kind, '?')}")
         if field == mold:
-            label += ", mit Schimmel"
+            label += ", mit Schimmel" + (" (zuletzt hierher versetzt)" if field in marks["mold"] else "")
         if field in marks["rolled"]:
             label += ", zuletzt gewürfelt"
         token = _EMPTY
@@ -608,14 +608,14 @@ def _choice_panel(view: dict[str, Any], board: dict[str, Any], moves: list[Any],
     sent to the preview (a wrong count gets the rule's reason there). Drawn plainly (no query) it carries
     `hx-preserve`, so a live update keeps a choice half made; a redraw of the choice itself does not."""
     you = view.get("you")
-    mine = board.get("du") if isinstance(board.get("du"), dict) else {}
+    mine: dict[str, Any] = board["du"] if isinstance(board.get("du"), dict) else {}
     hand = {k: int(n) for k, n in (mine.get("hand") or {}).items() if isinstance(n, int)}
     wanted = {"abwerfen": ("abwerfen",), "angebot": ("angebot",), "gegenangebot": ("gegenangebot", "antwort")}
     if not any(isinstance(m, dict) and set(wanted[choice]) & set(m) for m in moves):
         return _EMPTY
     if choice == "gegenangebot" and not any(hand.values()):
         return _EMPTY
-    offer = board.get("angebot") if isinstance(board.get("angebot"), dict) else {}
+    offer: dict[str, Any] = board["angebot"] if isinstance(board.get("angebot"), dict) else {}
     ident = {"abwerfen": f"spore-discard-{board.get('wuerfe', 0)}",
              "angebot": f"spore-offer-{board.get('wuerfe', 0)}-{board.get('angebote', 0)}",
              "gegenangebot": f"spore-counter-{board.get('wuerfe', 0)}-{offer.get('nummer', 0)}"}[choice]

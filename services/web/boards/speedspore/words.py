@@ -130,7 +130,7 @@ def seat_scores(view: dict[str, Any]) -> list[str | None]:
 def _short(effect: dict[str, Any], view: dict[str, Any], seat: int) -> str | None:
     """The part of a seat's turn one effect adds to its last-move line ("würfelt 8"), None for none."""
     key = str(effect.get("key", "")).removeprefix("speedspore.")
-    params = effect.get("params") if isinstance(effect.get("params"), dict) else {}
+    params: dict[str, Any] = effect["params"] if isinstance(effect.get("params"), dict) else {}
     you = _you(view)
     board = board_of(view)
     if params.get("platz", seat) != seat and key not in ("sieben", "knapp"):
@@ -241,7 +241,7 @@ def names_for_seats(text: str, view: dict[str, Any]) -> str:
 def phrase(effect: dict[str, Any], view: dict[str, Any]) -> str | None:
     """The board's German for a recorded effect whose text names seats by number or counts without agreement."""
     key = str(effect.get("key", "")).removeprefix("speedspore.")
-    params = effect.get("params") if isinstance(effect.get("params"), dict) else {}
+    params: dict[str, Any] = effect["params"] if isinstance(effect.get("params"), dict) else {}
     text = str(effect.get("text", ""))
     seat = params.get("platz")
     who = name(view, seat) if isinstance(seat, int) else ""
