@@ -252,6 +252,29 @@ def test_every_legal_discard_can_be_clicked_together() -> None:
         assert _sent(html, "spore-discard") == move
 
 
+def _supply_reaches(view: dict[str, Any], html: str, move: dict[str, Any]) -> bool:
+    """Click the kind to give in the supply panel; the kind to take is then a button carrying the move."""
+    chosen = _click(view, html, "spore-supply", pressed=False, kind=move["vorrat"]["gib"])
+    part = chosen[chosen.index('id="spore-supply'):]
+    part = part[:part.index("</section>")]
+    carried = [json.loads(json.loads(vals.replace("&#34;", '"'))["move"])
+               for vals in re.findall(r"hx-post=\"/spiel/0{32}/vorschau\" hx-target=\"#preview\" hx-vals='([^']*)'",
+                                      part)]
+    return move in carried and all(m in view["legal_moves"] for m in carried)
+
+
+def test_a_supply_trade_is_two_clicks_on_cards() -> None:
+    view = _view_with("vorrat")
+    html = str(spore.render(view))
+    trades = [m for m in view["legal_moves"] if "vorrat" in m]
+    assert "Tausch mit dem Vorrat" not in html  # no list of 20 buttons: a kind to give, then one to take
+    for move in trades:
+        assert _supply_reaches(view, html, move)
+    chosen = _click(view, html, "spore-supply", pressed=False, kind=trades[0]["vorrat"]["gib"])
+    back = _click(view, chosen, "spore-supply", pressed=True)
+    assert "klicke, was du willst" in chosen and "klicke, was du willst" not in back
+
+
 def test_an_offer_is_made_by_clicking_cards_and_the_rules_accept_it() -> None:
     view = _view_with("angebot")
     html = str(spore.render(view))
@@ -285,6 +308,8 @@ def test_every_legal_move_is_offered_on_the_board_so_the_page_lists_none(seats: 
             for move in view["legal_moves"]:
                 if "abwerfen" in move:
                     assert 'id="spore-discard-' in html  # clicked together card by card (tested above)
+                elif "vorrat" in move:
+                    assert _supply_reaches(view, html, move), move
                 else:
                     assert repr(move) in offered, move
             assert game_context(view)["moves"] == []

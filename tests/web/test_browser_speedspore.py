@@ -178,7 +178,7 @@ def test_a_speedspore_game_against_computers_is_played_to_the_end_on_the_island(
                 fields = page.locator("#board g.hit.field")
                 edges = page.locator("#board g.hit.edge")
                 turn_ends = page.locator("#board button.move", has_text="Zug beenden")
-                vorrat = page.locator("#board .spore-trade button.move", has_text="Tausch mit dem Vorrat")
+                vorrat = page.locator("#board .spore-supply button.card:not(.on)")
                 hoarding = not done["discard"] and turn_ends.count()  # after the founding, before a discard
                 if not marked and page.locator("#board svg.island .last").count():
                     marked = _opponents_last_turn(page)
@@ -202,7 +202,10 @@ def test_a_speedspore_game_against_computers_is_played_to_the_end_on_the_island(
                             done["undo"] += _undo(page, before)
                 elif not done["undo"] and vorrat.count() and turn_ends.count():
                     before = _mine(page)
-                    if _click_and_confirm(page, vorrat.first):
+                    vorrat.first.click()  # the kind to give, then the kind to take
+                    take = page.locator("#board .spore-supply button.move.card")
+                    take.first.wait_for(timeout=STEP_MS)
+                    if _click_and_confirm(page, take.first):
                         done["undo"] += _undo(page, before)
                 elif page.locator("#board .spore-trade button.move", has_text="Angebot ablehnen").count():
                     done["answer"] += _click_and_confirm(page, page.locator(

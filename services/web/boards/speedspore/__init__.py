@@ -539,7 +539,7 @@ def _what_goes(view: dict[str, Any], shown: dict[str, Any], moves: list[Any]) ->
 
 # ---- choices of several cards: each card a button that redraws the choice (render_choice) ---------------------
 
-CHOICES = ("abwerfen", "angebot", "gegenangebot")
+CHOICES = ("abwerfen", "angebot", "gegenangebot", "vorrat")
 MAX_WANTED = 9
 """How many cards of one kind an offer may ask for on the board (the rules allow more; nobody holds that many)."""
 
@@ -652,6 +652,40 @@ def _choice_panel(view: dict[str, Any], board: dict[str, Any], moves: list[Any],
                            send.format(view.get("game_id", ""), vals, button))
 
 
+def _supply(view: dict[str, Any], board: dict[str, Any], trades: list[Any], query: dict[str, str] | None) -> Markup:
+    """Trades with the supply by clicking cards: the kind to give (as many cards as the rate asks, one button per
+    kind the hand can pay), then the kind to take, which previews that legal move. The panel's id names the hand,
+    so a half-made choice survives live updates but not a change of the hand."""
+    if not trades:
+        return _EMPTY
+    mine: dict[str, Any] = board["du"] if isinstance(board.get("du"), dict) else {}
+    hand = mine.get("hand") or {}
+    rates = mine.get("kurse") or {}
+    ident = f"spore-supply-{board.get('wuerfe', 0)}-" + "-".join(str(int(hand.get(k, 0) or 0)) for k in KINDS)
+    asked = query or {}
+    chosen = asked.get("gib") if asked.get("wahl") == "vorrat" else None
+    gives = [k for k in KINDS if any(m["vorrat"].get("gib") == k for m in trades)]
+    if chosen not in gives:
+        chosen = None
+    cards = []
+    for kind in gives:
+        on = kind == chosen
+        url = _choice_url(view, "vorrat", {}, {}) + ("" if on else f"&gib={kind}")
+        text = f"{rates.get(kind, '?')} {KIND_NAMES[kind]}"
+        label = f"{text} geben{' – zurücknehmen' if on else ''}"
+        cards.append(_card(view, ident, url, kind, on, label, text))
+    takes = _EMPTY
+    if chosen is not None:
+        takes = Markup('<p class="side">… gegen 1 (klicke, was du willst):</p><div class="cards">{}</div>').format(
+            Markup("").join(_button(view, m, f"1 {KIND_NAMES.get(str(m['vorrat'].get('nimm')), '')}",
+                                    f"move card r-{m['vorrat'].get('nimm')}")
+                            for m in trades if m["vorrat"].get("gib") == chosen))
+    preserve = Markup("") if asked.get("wahl") == "vorrat" else Markup(' hx-preserve="true"')
+    return Markup('<section class="spore-choice spore-supply" id="{}"{} aria-label="Mit dem Vorrat tauschen">'
+                  '<h4>Mit dem Vorrat tauschen</h4><p class="side">Du gibst (klicke eine Sorte):</p>'
+                  '<div class="cards">{}</div>{}</section>').format(ident, preserve, Markup("").join(cards), takes)
+
+
 def _trade(view: dict[str, Any], board: dict[str, Any], shown: dict[str, Any], moves: list[Any],
            query: dict[str, str] | None) -> Markup:
     parts: list[Markup] = []
@@ -665,13 +699,14 @@ def _trade(view: dict[str, Any], board: dict[str, Any], shown: dict[str, Any], m
     answering = by_kind["antwort"] or by_kind["gegenangebot"]
     dock: list[Markup] = []
     for key, title in (("handeln", "Wer angenommen hat"), ("antwort", "Deine Antwort"),
-                       ("gegenangebot", "Gegenangebote"), ("zurueckziehen", ""), ("vorrat", "Mit dem Vorrat"),
+                       ("gegenangebot", "Gegenangebote"), ("zurueckziehen", ""),
                        ("angebot", "Angebote an die Mitspieler")):
         if by_kind[key]:
             heading = Markup("<h4>{}</h4>").format(title) if title else _EMPTY
             block = Markup('{}<div class="move-list">{}</div>').format(
                 heading, Markup("").join(_button(view, m) for m in by_kind[key]))
             (dock if key in ("handeln", "antwort", "zurueckziehen") else parts).append(block)
+    parts.append(_supply(view, board, by_kind["vorrat"], query))
     parts.append(_choice_panel(view, board, moves, "angebot", query))
     counter = _choice_panel(view, board, moves, "gegenangebot", query)
     if not any(parts) and not dock and not counter:

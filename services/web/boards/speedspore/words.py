@@ -204,9 +204,13 @@ def last_move_lines(view: dict[str, Any]) -> list[str]:
         parts: list[str] = []
         effects = _last_entry(view, seat)
         secret_robbery = any(str(e.get("key")).endswith("raub.karte") for e in effects)
+        traded = any(str(e.get("key")) == "speedspore.handel" for e in effects)
+        offers = [e for e in effects if str(e.get("key")) == "speedspore.angebot"]
         for effect in effects:
             if secret_robbery and str(effect.get("key")) == "speedspore.raub":
                 continue
+            if effect in offers and (traded or effect is not offers[-1]):
+                continue  # offers are talk: only the last one, and none when a trade followed
             part = _short(effect, view, seat)
             if part:
                 parts.append(part)
@@ -284,7 +288,10 @@ def preview_line(move: Any, preview: Any, view: dict[str, Any]) -> str:
     if isinstance(move, dict) and "schimmel" in move:
         text = f"Schimmel auf {field_words(board_of(view), move['schimmel'])}" + (
             f", nimmt {name(view, move['opfer'])} eine zufällige Karte" if "opfer" in move else "")
-    if isinstance(before, int) and isinstance(after, int) and after != before and "Siegpunkt" not in text:
+    gain = re.search(r" · (\+\d+ Siegpunkte?)", text)
+    if gain:  # the gain first: "+1 Siegpunkt: Fruchtkörper für …"
+        text = f"{gain.group(1)}: {text.replace(gain.group(0), '')}"
+    elif isinstance(before, int) and isinstance(after, int) and after != before:
         gained = after - before
         text = f"{'+' if gained > 0 else ''}{count(gained, 'Siegpunkt', 'Siegpunkte')}: {text}"
     hand = preview.get("hand_nachher")
