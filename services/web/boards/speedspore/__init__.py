@@ -389,8 +389,8 @@ def _island(view: dict[str, Any], board: dict[str, Any], moves: list[Any], ghost
         elif ghosts.get("faden") == edge:
             out.append(Markup('<g class="thread p{} ghost" aria-hidden="true">{}</g>').format(you % 4, line))
         elif edge in edge_moves:
-            handle = Markup('<circle cx="{}" cy="{}" r="6" class="spot"/>').format(fmt((ax + bx) / 2),
-                                                                                  fmt((ay + by) / 2))
+            handle = Markup('<circle cx="{0}" cy="{1}" r="12" class="pad"/><circle cx="{0}" cy="{1}" r="6" '
+                            'class="spot"/>').format(fmt((ax + bx) / 2), fmt((ay + by) / 2))
             out.append(_hit(view, edge_moves[edge], "edge", f"{edge_name(edge)} – {move_label(edge_moves[edge], view)}",
                             line + handle))
     # buildings and places for buildings
@@ -411,7 +411,8 @@ def _island(view: dict[str, Any], board: dict[str, Any], moves: list[Any], ghost
         elif corner in corner_moves:
             out.append(_hit(view, corner_moves[corner], "corner",
                             f"{label} – {move_label(corner_moves[corner], view)}",
-                            Markup('<circle cx="{}" cy="{}" r="11" class="spot"/>{}').format(fmt(x), fmt(y), piece)))
+                            Markup('<circle cx="{0}" cy="{1}" r="18" class="pad"/><circle cx="{0}" cy="{1}" r="11" '
+                                   'class="spot"/>{2}').format(fmt(x), fmt(y), piece)))
         elif piece:
             out.append(Markup('<g role="img" aria-label="{}">{}</g>').format(label, piece))
     extent = RADIUS * 5.9
