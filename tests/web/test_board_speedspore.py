@@ -194,15 +194,17 @@ def _view_with(key: str, seats: int = 3) -> dict[str, Any]:
     raise AssertionError(f"no view with a {key} move")
 
 
-def _click(view: dict[str, Any], html: str, panel: str, pressed: bool, kind: str | None = None) -> str:
+def _click(view: dict[str, Any], html: str, panel: str, pressed: bool, kind: str | None = None,
+           plus: bool = False) -> str:
     """Click a card in a choice panel as htmx does: its `hx-get` asks for `render_choice` with its query."""
     part = html[html.index(f'id="{panel}'):]
     part = part[:part.index("</section>")]
     found = re.findall(r'<button type="button" class="card r-(\w+)( on)?" aria-pressed="(?:true|false)" '
-                       r'aria-label="[^"]*" hx-get="([^"]*)" hx-target="#([^"]*)" hx-select="#\4" '
+                       r'aria-label="([^"]*)" hx-get="([^"]*)" hx-target="#([^"]*)" hx-select="#\5" '
                        r'hx-swap="outerHTML">', part)
-    for card_kind, on, url, _ in found:
-        if bool(on) == pressed and (kind is None or card_kind == kind):
+    for card_kind, on, label, url, _ in found:
+        wanted = label.endswith("gewählt)") and "mehr verlangen" in label
+        if bool(on) == pressed and (kind is None or card_kind == kind) and (pressed or wanted == plus):
             query = dict(parse_qsl(url.replace("&amp;", "&").split("?", 1)[1]))
             assert url.startswith(f"/spiel/{view['game_id']}/brett?")
             return str(spore.render_choice(view, query))
@@ -263,6 +265,24 @@ def _supply_reaches(view: dict[str, Any], html: str, move: dict[str, Any]) -> bo
     return move in carried and all(m in view["legal_moves"] for m in carried)
 
 
+def _counter_reaches(view: dict[str, Any], html: str, move: dict[str, Any]) -> bool:
+    """Click the cards of a counter-offer together in its panel; its button then sends exactly that move."""
+    for side, pressed in (("gib", False), ("nimm", False)):
+        for kind, times in move["gegenangebot"][side].items():
+            for _ in range(times):
+                html = _click(view, html, "spore-counter", pressed=pressed, kind=kind,
+                              plus=side == "nimm")
+    return bool(_sent(html, "spore-counter") == move)
+
+
+def test_a_counter_offer_is_made_by_clicking_cards() -> None:
+    view = _view_with("gegenangebot")
+    html = str(spore.render(view))
+    assert 'class="spore-answer dock"' in html and "Eigenes Gegenangebot" in html
+    counters = [m for m in view["legal_moves"] if "gegenangebot" in m]
+    assert counters and all(_counter_reaches(view, html, move) for move in counters)
+
+
 def test_a_supply_trade_is_two_clicks_on_cards() -> None:
     view = _view_with("vorrat")
     html = str(spore.render(view))
@@ -275,7 +295,7 @@ def test_a_supply_trade_is_two_clicks_on_cards() -> None:
     assert "klicke, was du willst" in chosen and "klicke, was du willst" not in back
 
 
-def test_an_offer_is_made_by_clicking_cards_and_the_rules_accept_it() -> None:
+def test_an_offer_is_made_by_clicking_cards_given_and_wanted() -> None:
     view = _view_with("angebot")
     html = str(spore.render(view))
     assert 'aria-label="Eigenes Angebot an alle"' in html and "dock" in html
@@ -283,8 +303,8 @@ def test_an_offer_is_made_by_clicking_cards_and_the_rules_accept_it() -> None:
     give = next(kind for kind, n in hand.items() if n)
     take = next(kind for kind in spore.KINDS if kind != give)
     html = _click(view, html, "spore-offer", pressed=False, kind=give)
-    html = _click(view, html, "spore-offer", pressed=False, kind=take)
-    html = _click(view, html, "spore-offer", pressed=False, kind=take)
+    html = _click(view, html, "spore-offer", pressed=False, kind=take, plus=True)
+    html = _click(view, html, "spore-offer", pressed=False, kind=take, plus=True)
     assert "Du gibst 1 Karte, du willst 2 Karten" in html
     assert _sent(html, "spore-offer") == {"angebot": {"gib": {give: 1}, "nimm": {take: 2}}}
 
@@ -310,6 +330,8 @@ def test_every_legal_move_is_offered_on_the_board_so_the_page_lists_none(seats: 
                     assert 'id="spore-discard-' in html  # clicked together card by card (tested above)
                 elif "vorrat" in move:
                     assert _supply_reaches(view, html, move), move
+                elif "gegenangebot" in move:
+                    assert _counter_reaches(view, html, move), move
                 else:
                     assert repr(move) in offered, move
             assert game_context(view)["moves"] == []

@@ -689,35 +689,35 @@ def _supply(view: dict[str, Any], board: dict[str, Any], trades: list[Any], quer
 
 def _trade(view: dict[str, Any], board: dict[str, Any], shown: dict[str, Any], moves: list[Any],
            query: dict[str, str] | None) -> Markup:
-    parts: list[Markup] = []
+    """The open offer with its answers and what the seat may do about it (in a `dock`: trade with one who
+    accepted, withdraw, answer, counter by clicking cards), then the supply trades and the own offers."""
+    status = _EMPTY
     offer = shown.get("angebot")
     if isinstance(offer, dict):
         answers = Markup("").join(Markup("<li>{}</li>").format(_text(a, view)) for a in offer.get("antworten") or [])
-        parts.append(Markup('<div class="offer" role="status"><p><strong>{}</strong></p><ul>{}</ul></div>').format(
-            _text(offer, view), answers))
-    kinds = ("handeln", "zurueckziehen", "antwort", "gegenangebot", "vorrat", "angebot")
+        status = Markup('<div class="offer" role="status"><p><strong>{}</strong></p><ul>{}</ul></div>').format(
+            _text(offer, view), answers)
+    kinds = ("handeln", "zurueckziehen", "antwort", "vorrat", "angebot")
     by_kind = {key: [m for m in moves if isinstance(m, dict) and key in m] for key in kinds}
-    answering = by_kind["antwort"] or by_kind["gegenangebot"]
     dock: list[Markup] = []
-    for key, title in (("handeln", "Wer angenommen hat"), ("antwort", "Deine Antwort"),
-                       ("gegenangebot", "Gegenangebote"), ("zurueckziehen", ""),
-                       ("angebot", "Angebote an die Mitspieler")):
+    for key, title in (("handeln", "Wer angenommen hat"), ("antwort", "Deine Antwort"), ("zurueckziehen", "")):
         if by_kind[key]:
             heading = Markup("<h4>{}</h4>").format(title) if title else _EMPTY
-            block = Markup('{}<div class="move-list">{}</div>').format(
-                heading, Markup("").join(_button(view, m) for m in by_kind[key]))
-            (dock if key in ("handeln", "antwort", "zurueckziehen") else parts).append(block)
-    parts.append(_supply(view, board, by_kind["vorrat"], query))
-    parts.append(_choice_panel(view, board, moves, "angebot", query))
+            dock.append(Markup('{}<div class="move-list">{}</div>').format(
+                heading, Markup("").join(_button(view, m) for m in by_kind[key])))
     counter = _choice_panel(view, board, moves, "gegenangebot", query)
-    if not any(parts) and not dock and not counter:
+    parts: list[Markup] = []
+    if by_kind["angebot"]:
+        parts.append(Markup('<h4>Schnelle Angebote an alle</h4><div class="move-list">{}</div>').format(
+            Markup("").join(_button(view, m) for m in by_kind["angebot"])))
+    parts.append(_choice_panel(view, board, moves, "angebot", query))
+    parts.append(_supply(view, board, by_kind["vorrat"], query))
+    if not any(parts) and not dock and not counter and not status:
         return _EMPTY
-    docked = _EMPTY
-    if dock or (answering and counter):
-        docked = Markup('<div class="spore-answer dock">{}{}</div>').format(Markup("").join(dock), counter)
-        counter = _EMPTY
-    return Markup('<section class="part spore-trade" aria-label="Handel"><h3>Handel</h3>{}{}{}</section>').format(
-        docked, Markup("").join(parts), counter)
+    if dock or counter:
+        status = Markup('<div class="spore-answer dock">{}{}{}</div>').format(status, Markup("").join(dock), counter)
+    return Markup('<section class="part spore-trade" aria-label="Handel"><h3>Handel</h3>{}{}</section>').format(
+        status, Markup("").join(parts))
 
 
 def _mold_choices(view: dict[str, Any], moves: list[Any]) -> Markup:
