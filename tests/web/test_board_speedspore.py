@@ -530,3 +530,16 @@ def test_no_text_names_a_place_the_island_does_not_show() -> None:
             assert not re.search(r"(?:Feld|Ecke|Kante) \d", label)
             for place in re.findall(r"(?:Ecke|Kante) ([A-S](?:/[A-S])*)", label):
                 assert set(place.split("/")) <= letters
+
+
+@pytest.mark.parametrize("seats", [2, 3, 4])
+def test_the_board_names_seats_by_name_and_counts_agree(seats: int) -> None:
+    for plies in range(0, 400, 37):
+        for viewer in range(seats):
+            view = played_view(seats, viewer, plies)
+            text = re.sub(r"<[^>]+>", " ", str(spore.render(view)))
+            assert not re.search(r"Platz \d|Jemand", text), re.search(r".{40}(?:Platz \d|Jemand).{40}", text)
+            assert not re.search(r"(?<![\d,.])1 (?:Fäden|Karten|Siegpunkte|Myzelfäden|Sporentürme)\b", text)
+            lines = spore.last_move_lines(view) + [spore.phrase(e, view) or e["text"] for entry in
+                                                   view["last_moves"] if entry for e in entry["effects"]]
+            assert not any(re.search(r"Platz \d|Jemand", line) for line in lines), lines

@@ -237,8 +237,14 @@ def _merge(parts: list[str]) -> str:
 _SEAT = re.compile(r"\bPlatz (\d)\b")
 
 
+_ONE = re.compile(r"(?<![\d,.])1 (Fäden|Karten|Siegpunkte|Myzelfäden|Fruchtkörper|Sporentürme|Türme)\b")
+_SINGULAR = {"Fäden": "Faden", "Karten": "Karte", "Siegpunkte": "Siegpunkt", "Myzelfäden": "Myzelfaden",
+             "Fruchtkörper": "Fruchtkörper", "Sporentürme": "Sporenturm", "Türme": "Turm"}
+
+
 def names_for_seats(text: str, view: dict[str, Any]) -> str:
-    """A recorded text with "Platz N" replaced by the seat's name."""
+    """A recorded text with "Platz N" replaced by the seat's name and "1 Fäden" by "1 Faden"."""
+    text = _ONE.sub(lambda found: f"1 {_SINGULAR[found.group(1)]}", text)
     return _SEAT.sub(lambda found: name(view, int(found.group(1)) - 1), text)
 
 
