@@ -101,6 +101,7 @@ def _discard(page: Any, reasons: list[str]) -> bool:
     assert panel.locator("button.card.on").count() == need
     if len(reasons) == 1:
         reasons.append("shot")
+        _on_a_phone(page)
         shoot(page, "spore-discard")
     return _click_and_confirm(page, panel.locator("button.send"))
 
@@ -111,21 +112,32 @@ def _opponents_last_turn(page: Any) -> str:
     island = page.locator("#board svg.island")
     said = island.locator("[aria-label*='zuletzt']").evaluate_all("els => els.map(e => e.getAttribute('aria-label'))")
     assert said, "marks without words"
-    size = page.viewport_size
-    page.set_viewport_size({"width": 360, "height": 740})
-    assert page.evaluate("document.documentElement.scrollWidth") <= 360
-    widest = page.evaluate("Math.max(...[...document.querySelectorAll('#board *')].filter("
-                           "e => !e.closest('.scroll')).map(e => e.getBoundingClientRect().right))")
-    assert widest <= 361, widest
-    page.set_viewport_size(size)
+    _on_a_phone(page)
     shoot(page, "spore-last")
     return str(said[0])
+
+
+def _on_a_phone(page: Any) -> None:
+    """At 360 px: nothing of the board wider than the screen (tables scroll in their own box), every button and
+    summary of the board at least 44 px tall."""
+    size = page.viewport_size
+    page.set_viewport_size({"width": 360, "height": 740})
+    try:
+        assert page.evaluate("document.documentElement.scrollWidth") <= 360
+        widest = page.evaluate("Math.max(...[...document.querySelectorAll('#board *')].filter("
+                               "e => !e.closest('.scroll')).map(e => e.getBoundingClientRect().right))")
+        assert widest <= 361, widest
+        low = page.evaluate("[...document.querySelectorAll('#board button, #board summary')].filter("
+                            "e => e.offsetParent && e.getBoundingClientRect().height < 44).map(e => e.textContent)")
+        assert not low, low
+    finally:
+        page.set_viewport_size(size)
 
 
 def _offer(page: Any) -> str:
     """Offer the computers a trade from the trade panel; wait for their answers; trade or withdraw."""
     trade = page.locator("#board .spore-trade")
-    if not _click_and_confirm(page, trade.locator("button.move", has_text="Angebot an alle").first):
+    if not _click_and_confirm(page, trade.locator(".spore-quick button.move").first):
         return ""
     offer = page.locator("#board .offer")
     offer.wait_for(timeout=STEP_MS)
@@ -210,8 +222,7 @@ def test_a_speedspore_game_against_computers_is_played_to_the_end_on_the_island(
                 elif page.locator("#board .spore-trade button.move", has_text="Angebot ablehnen").count():
                     done["answer"] += _click_and_confirm(page, page.locator(
                         "#board .spore-trade button.move", has_text="Angebot ablehnen").first)
-                elif not answers and page.locator("#board .spore-trade button.move",
-                                                  has_text="Angebot an alle").count():
+                elif not answers and page.locator("#board .spore-quick button.move").count():
                     answers = _offer(page) or "-"
                     if answers != "-":
                         shoot(page, "spore-middle")

@@ -708,8 +708,13 @@ def _trade(view: dict[str, Any], board: dict[str, Any], shown: dict[str, Any], m
     counter = _choice_panel(view, board, moves, "gegenangebot", query)
     parts: list[Markup] = []
     if by_kind["angebot"]:
-        parts.append(Markup('<h4>Schnelle Angebote an alle</h4><div class="move-list">{}</div>').format(
-            Markup("").join(_button(view, m) for m in by_kind["angebot"])))
+        quick = []
+        for move in by_kind["angebot"]:
+            offer_terms = move["angebot"]
+            quick.append(_button(view, move, f"{_bundle_words(offer_terms.get('gib'))} → "
+                                             f"{_bundle_words(offer_terms.get('nimm'))}"))
+        parts.append(Markup('<h4>Schnelle Angebote an alle (du gibst → du willst)</h4>'
+                            '<div class="move-list spore-quick">{}</div>').format(Markup("").join(quick)))
     parts.append(_choice_panel(view, board, moves, "angebot", query))
     parts.append(_supply(view, board, by_kind["vorrat"], query))
     if not any(parts) and not dock and not counter and not status:
