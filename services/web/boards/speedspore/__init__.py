@@ -849,9 +849,9 @@ def thumbnail() -> Markup:
         (ax, ay), (bx, by) = point(CORNER_POINTS[a]), point(CORNER_POINTS[b])
         out.append(Markup('<g class="thread p{}"><line x1="{}" y1="{}" x2="{}" y2="{}"/></g>').format(
             seat, fmt(ax), fmt(ay), fmt(bx), fmt(by)))
-    for corner, seat, level in ((EDGE_CORNERS[20][0], 0, 1), (EDGE_CORNERS[50][0], 1, 2)):
+    for corner, seat, size in ((EDGE_CORNERS[20][0], 0, 13.0), (EDGE_CORNERS[50][0], 1, 17.0)):
         x, y = point(CORNER_POINTS[corner])
-        out.append(_piece(seat, level, x, y))
+        out.append(Markup('<g class="piece p{} fk">{}</g>').format(seat, _shape(seat, x, y, size)))
     extent = RADIUS * 5.2
     return Markup('<svg class="island thumb" viewBox="{0} {0} {1} {1}" role="img" aria-label="Speedspore: eine '
                   'Insel aus 19 Feldern mit Zahlen, Fruchtkörpern und Myzelfäden">{2}</svg>').format(

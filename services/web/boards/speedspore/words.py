@@ -53,14 +53,14 @@ def bundle(value: Any) -> str:
 
 
 def field_words(board: dict[str, Any], field: Any) -> str:
-    """A field as the island shows it: its letter, kind and number ("C: Ruine 10")."""
+    """A field as the island shows it: its letter, kind and number ("Feld C (Ruine 10)")."""
     fields = board.get("felder") or []
     if not isinstance(field, int) or not 0 <= field < len(fields) or field >= len(FIELD_LETTERS):
         return "ein Feld"
     kind = str(fields[field].get("art"))
     number = fields[field].get("zahl")
     short = FIELD_SHORT.get(kind, kind)
-    return f"{FIELD_LETTERS[field]}: {short} {number}" if number else f"{FIELD_LETTERS[field]}: {short}"
+    return f"Feld {FIELD_LETTERS[field]} ({short} {number})" if number else f"Feld {FIELD_LETTERS[field]} ({short})"
 
 
 def _you(view: dict[str, Any]) -> int | None:
