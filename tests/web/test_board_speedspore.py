@@ -411,8 +411,12 @@ def test_an_opponents_last_build_is_marked_on_the_island_and_not_the_viewers_own
     built = next(e["params"][place] for e in view["last_moves"][seat]["effects"] if e["key"] == f"speedspore.{key}")
     html = str(spore.render(view))
     words = geometry.edge_name(built) if place == "kante" else geometry.corner_name(built)
-    marked = re.findall(r'<g class="(?:thread|piece) p(\d) (?:fk |tower )?last arrive"', html)
-    assert str(seat % 4) in marked and f"{words}: " in html and "zuletzt gebaut" in html
+    marked = re.findall(r'<g class="(?:thread|piece) p(\d) (?:fk |tower )?last( arrive)?"', html)
+    assert str(seat % 4) in [m[0] for m in marked] and f"{words}: " in html and "zuletzt gebaut" in html
+    # it fades in while it came after the viewer's own last move, and only then
+    own = view["last_moves"][0]["n"] if view["last_moves"][0] else -1
+    arriving = view["last_moves"][seat]["n"] > own
+    assert any(m == (str(seat % 4), " arrive" if arriving else "") for m in marked), (marked, arriving)
     line = next(line for line in spore.last_move_lines(view) if line.startswith(view["seats"][seat]["name"]))
     assert ("Myzelfaden" in line) if place == "kante" else ("Fruchtkörper" in line)
     # the same turn seen by the seat that made it: nothing of its own is marked as new
@@ -425,7 +429,7 @@ def test_the_rolled_number_and_the_moved_mold_are_marked() -> None:
     field = next(e["params"]["feld"] for e in view["last_moves"][seat]["effects"] if e["key"] == "speedspore.schimmel")
     html = str(spore.render(view))
     if view["board"]["schimmel"] == field:
-        assert '<g class="mold last arrive">' in html
+        assert '<g class="mold last arrive">' in html or '<g class="mold last">' in html
     marked = 0
     for plies in range(20, 200, 9):
         view = played_view(3, 0, plies)
@@ -543,3 +547,13 @@ def test_the_board_names_seats_by_name_and_counts_agree(seats: int) -> None:
             lines = spore.last_move_lines(view) + [spore.phrase(e, view) or e["text"] for entry in
                                                    view["last_moves"] if entry for e in entry["effects"]]
             assert not any(re.search(r"Platz \d|Jemand", line) for line in lines), lines
+
+
+def test_pieces_fade_in_only_until_the_viewer_has_moved_since() -> None:
+    view, seat = _view_with_last("bau.faden")
+    view["last_moves"][0] = {"n": -5, "effects": []}
+    before = str(spore.render(view))
+    assert re.search(rf'<g class="thread p{seat % 4} last arrive"', before)
+    view["last_moves"][0] = {"n": 10**6, "effects": []}  # the viewer moved after it
+    after = str(spore.render(view))
+    assert re.search(rf'<g class="thread p{seat % 4} last"', after) and " arrive" not in after

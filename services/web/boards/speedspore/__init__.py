@@ -261,7 +261,8 @@ def _marks(view: dict[str, Any], board: dict[str, Any]) -> dict[str, set[int]]:
     """What the opponents' last turns changed on the island (from the view's `last_moves`): corners and edges
     built, the field the mold went to, the fields of the latest opponent's roll. The viewer's own turn is not
     marked."""
-    marks: dict[str, set[int]] = {"corners": set(), "edges": set(), "mold": set(), "rolled": set()}
+    marks: dict[str, set[int]] = {"corners": set(), "edges": set(), "mold": set(), "rolled": set(), "new": set(),
+                                  "mold_by": set()}
     you = view.get("you")
     latest_roll, latest_n = None, -1
     own_n, _ = _effects_of(view, you) if isinstance(you, int) else (-1, [])
@@ -269,6 +270,8 @@ def _marks(view: dict[str, Any], board: dict[str, Any]) -> dict[str, set[int]]:
         if seat == you:
             continue
         number, effects = _effects_of(view, seat)
+        if number > own_n:  # came after the viewer's own last move: those pieces arrive (once the viewer has
+            marks["new"].add(seat)  # moved since, a redraw does not animate them again)
         for effect in effects:
             key = str(effect.get("key", "")).removeprefix("speedspore.")
             params = effect["params"]
@@ -281,12 +284,22 @@ def _marks(view: dict[str, Any], board: dict[str, Any]) -> dict[str, set[int]]:
                 marks["edges"].add(params["kante"])
             elif key == "schimmel" and isinstance(params.get("feld"), int):
                 marks["mold"].add(params["feld"])
+                marks["mold_by"].add(seat)
             elif key == "wurf" and isinstance(params.get("summe"), int) and number > latest_n:
                 latest_roll, latest_n = params["summe"], number
     if latest_roll is not None and latest_roll != 7 and latest_n > own_n:
         marks["rolled"] = {field for field, data in enumerate(board.get("felder") or [])
                            if isinstance(data, dict) and data.get("zahl") == latest_roll}
     return marks
+
+
+def _mark(fresh: bool, seat: Any, marks: dict[str, set[int]]) -> str:
+    """The classes of a part an opponent's last turn changed: `last`, and `arrive` (the fade-in) while that turn
+    came after the viewer's own last move (`seat` None: any opponent's)."""
+    if not fresh:
+        return ""
+    arriving = bool(marks["new"]) if seat is None else seat in marks["new"]
+    return " last arrive" if arriving else " last"
 
 
 def _ghost_places(view: dict[str, Any], ghost: Any) -> dict[str, int]:
@@ -357,7 +370,7 @@ def _island(view: dict[str, Any], board: dict[str, Any], moves: list[Any], ghost
                 fmt(cx), fmt(cy + 4), " hot" if hot else "", fmt(cy + 8.5), number, fmt(cy + 22), _pips(number))
         mold_mark = _EMPTY
         if field == mold:
-            moved = " last arrive" if field in marks["mold"] else ""
+            moved = _mark(field in marks["mold"], min(marks["mold_by"], default=None), marks)
             mold_mark = Markup('<g class="mold{3}"><circle cx="{0}" cy="{1}" r="11"/><text x="{0}" y="{2}">S</text>'
                                '</g>').format(fmt(cx + 24), fmt(cy + 4), fmt(cy + 8), moved)
         if ghosts.get("schimmel") == field:
@@ -384,7 +397,7 @@ def _island(view: dict[str, Any], board: dict[str, Any], moves: list[Any], ghost
         if isinstance(owner, int) and owner >= 0:
             fresh = edge in marks["edges"]
             out.append(Markup('<g class="thread p{}{}" role="img" aria-label="{}: Faden von {}, {}{}">{}</g>')
-                       .format(owner % 4, " last arrive" if fresh else "", edge_name(edge), _seat_words(view, owner),
+                       .format(owner % 4, _mark(fresh, owner, marks), edge_name(edge), _seat_words(view, owner),
                                THREAD_WORDS[owner % 4], ", zuletzt gebaut" if fresh else "", line))
         elif ghosts.get("faden") == edge:
             out.append(Markup('<g class="thread p{} ghost" aria-hidden="true">{}</g>').format(you % 4, line))
@@ -400,7 +413,7 @@ def _island(view: dict[str, Any], board: dict[str, Any], moves: list[Any], ghost
         label = corner_name(corner)
         fresh = corner in marks["corners"]
         if isinstance(owner, int) and owner >= 0:
-            piece = _piece(owner, int(level), x, y, " last arrive" if fresh else "")
+            piece = _piece(owner, int(level), x, y, _mark(fresh, owner, marks))
             what = "Sporenturm" if level >= 2 else "Fruchtkörper"
             label += f": {what} von {_seat_words(view, owner)} ({SHAPES[owner % 4]})"
             if fresh:
