@@ -8,7 +8,12 @@ docs/rules/speedspore-screens.md). Legal moves that name a place are drawn on th
 corners for Fruchtkörper and Türme, edges for threads, hexes for the mold. Pieces are told apart without
 colour: each seat has its own shape (circle, square, triangle, diamond) with its seat number inside, its
 threads their own dash pattern; a Sporenturm is the shape drawn large with a „T“. Field kinds carry their
-name and a pattern, 6 and 8 are bold with a ring.
+name and a pattern, 6 and 8 are bold with a ring; every field its letter A–S, by which the words name places.
+
+For the game page's shell (docs/services/web.md): the words (`prompt`, `seat_scores`, `last_move_lines`,
+`phrase`, `preview_line`, in `words.py`), the opponents' last turn marked on the island (`last`, `arrive`),
+`render_ghost`, `thumbnail` and `render_choice`: choices of several cards (discard, offers, counter-offers,
+supply trades) made by clicking cards, each click a server-drawn state of that panel.
 """
 
 from __future__ import annotations
@@ -34,6 +39,10 @@ from services.web.boards.speedspore.geometry import (
     point,
 )
 from services.web.boards.speedspore.words import (
+    CARD_NAMES,
+    FIELD_SHORT,
+    KIND_NAMES,
+    KINDS,
     count,
     field_words,
     last_move_lines,
@@ -48,18 +57,10 @@ from services.web.boards.speedspore.words import (
 __all__ = ["last_move_lines", "listed_move", "move_label", "phrase", "preview_line", "prompt", "render",
            "render_choice", "render_ghost", "seat_scores", "thumbnail"]
 
-KINDS = ("totholz", "humus", "moos", "regenwasser", "mineralien")
-KIND_NAMES = {"totholz": "Totholz", "humus": "Humus", "moos": "Moos", "regenwasser": "Regenwasser",
-              "mineralien": "Mineralien"}
 FIELD_NAMES = {"park": "Verwilderter Park", "deponie": "Alte Deponie", "stadion": "Moosstadion",
                "klaerwerk": "Klärwerk", "ruine": "Hochhausruine", "autobahnkreuz": "Autobahnkreuz"}
-FIELD_SHORT = {"park": "Park", "deponie": "Deponie", "stadion": "Stadion", "klaerwerk": "Klärwerk",
-               "ruine": "Ruine", "autobahnkreuz": "Kreuz"}
 FIELD_YIELDS = {"park": "Totholz", "deponie": "Humus", "stadion": "Moos", "klaerwerk": "Regenwasser",
                 "ruine": "Mineralien", "autobahnkreuz": "nichts"}
-CARD_NAMES = {"sporenwolke": "Sporenwolke", "wuchsschub": "Wuchsschub", "naehrquelle": "Nährquelle",
-              "netzsog": "Netzsog", "bibliothek": "Bibliothek", "kathedrale": "Kathedrale", "u-bahnhof": "U-Bahnhof",
-              "museum": "Museum", "rathaus": "Rathaus"}
 SHAPES = ("Kreis", "Quadrat", "Dreieck", "Raute")
 """Per seat the shape of its pieces (with its seat number inside), so nothing depends on colour."""
 THREAD_WORDS = ("durchgezogen", "gestrichelt", "gepunktet", "strichpunktiert")
