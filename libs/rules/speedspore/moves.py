@@ -53,10 +53,28 @@ def bundle(value: Any) -> tuple[int, ...]:
     return tuple(counts)
 
 
+def chosen_total(value: Any) -> int | None:
+    """Return how many cards a bundle names when it is a dict of known kinds to whole numbers from 0 (a choice
+    made by clicking cards, zeros included); None for anything else. Only for refusal reasons: a bundle is
+    still read by ``bundle``."""
+    if type(value) is not dict:
+        return None
+    if not all(name in KIND_INDEX and type(count) is int and 0 <= count <= MAX_COUNT
+               for name, count in value.items()):
+        return None
+    return sum(value.values())
+
+
 def give_take(value: Any) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """Return (gib, nimm) of ``{"gib": bundle, "nimm": bundle}``; no kind on both sides."""
-    if type(value) is not dict or set(value) != {"gib", "nimm"}:
-        raise IllegalMove("Ein Angebot nennt „gib“ und „nimm“.", "malformed")
+    if type(value) is not dict or not value or not set(value) <= {"gib", "nimm"}:
+        raise IllegalMove("Ein Angebot nennt, was du gibst und was du dafür willst.", "malformed")
+    if chosen_total(value.get("gib", {})) == 0:
+        raise IllegalMove("Wähle mindestens 1 Karte, die du gibst.", "empty_offer")
+    if chosen_total(value.get("nimm", {})) == 0:
+        raise IllegalMove("Wähle mindestens 1 Karte, die du dafür willst.", "empty_offer")
+    if set(value) != {"gib", "nimm"}:
+        raise IllegalMove("Ein Angebot nennt, was du gibst und was du dafür willst.", "malformed")
     give, take = bundle(value["gib"]), bundle(value["nimm"])
     if any(g and t for g, t in zip(give, take, strict=True)):
         raise IllegalMove("Eine Sorte kann nicht auf beiden Seiten stehen.", "same_kind")

@@ -41,6 +41,7 @@ from libs.rules.speedspore.material import (
 )
 from libs.rules.speedspore.moves import (
     bundle,
+    chosen_total,
     give_take,
     integer,
     keys_are,
@@ -579,10 +580,14 @@ def _discard(state: SporeState, seat: int, move: Json) -> tuple[SporeState, Effe
     need = state.discard[seat]
     if need == 0:
         raise IllegalMove("Du musst nichts abwerfen.", "not_your_turn")
-    keys_are(move, "abwerfen", required=("abwerfen",))
+    keys_are(move, "abwerfen")
+    chosen = chosen_total(move.get("abwerfen", {}))
+    if chosen is not None and chosen != need:  # a choice of cards with the wrong count: the rule, not a format
+        raise IllegalMove(f"Wirf genau {need} {'Karte' if need == 1 else 'Karten'} ab "
+                          f"(gewählt: {chosen}).", "wrong_count")
     counts = bundle(move["abwerfen"])
     if sum(counts) != need:
-        raise IllegalMove(f"Wirf genau {need} Karten ab.", "wrong_count")
+        raise IllegalMove(f"Wirf genau {need} {'Karte' if need == 1 else 'Karten'} ab.", "wrong_count")
     if not _covers(state.hands[seat], counts):
         raise IllegalMove("So viele Karten dieser Sorte hast du nicht.", "not_in_hand")
     discard = _set(state.discard, seat, 0)
