@@ -16,6 +16,7 @@ Reads only the view's JSON (docs/services/web.md, "Board renderers: the contract
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from markupsafe import Markup
@@ -573,3 +574,211 @@ def _draw(view: dict[str, Any], marks: dict[str, Any], extra: str = "") -> Marku
         Markup("").join(_player(view, board, player, targets, marks) for player in mine),
         _piles(view, board, targets, marks),
         Markup("").join(_player(view, board, player, targets, marks) for player in others))
+
+
+# ---- what the board declares for the game page (docs/services/web.md) -----------------------------------------
+
+PLATZ = re.compile(r"\bPlatz (\d+)\b")
+PROMPTS = {"legen": "Lege eine Laterne an oder wirf eine ab",
+           "ziehen": "Ziehe eine Laterne: verdeckt vom Stapel oder oben von einer Ablage",
+           "libelle": "Libelle: ziehe eine deiner Figuren auf Stein 1 bis 8 einen Stein weiter, oder verzichte",
+           "steg": "Steg: ziehe eine Figur auf einem anderen Pfad einen Stein weiter, oder verzichte",
+           "koi": "Koi: nimm die oberste Laterne einer Ablage auf die Hand"}
+
+
+def _named_text(view: dict[str, Any], text: str) -> str:
+    """A recorded text with "Platz 2" (a seat, in the rule module's words) replaced by the seat's name."""
+    seats = len(view.get("seats") or [])
+
+    def name(match: re.Match[str]) -> str:
+        seat = int(match.group(1)) - 1
+        return _seat(view, seat) if 0 <= seat < seats else match.group(0)
+    return PLATZ.sub(name, text)
+
+
+def prompt(view: dict[str, Any]) -> str | None:
+    """What to do now, in the game's words, while the viewer has to decide."""
+    board = view.get("board") or {}
+    you = view.get("you")
+    if you is None or you not in (view.get("to_move") or []) or board.get("beendet"):
+        return None
+    return PROMPTS.get(str(board.get("phase")), "Du bist am Zug")
+
+
+def seat_scores(view: dict[str, Any]) -> list[str | None]:
+    """Per seat its points as they stand ("−4 Punkte", "1 Punkt")."""
+    players = {int(p.get("platz", -1)): p for p in (view.get("board") or {}).get("spieler") or []}
+    return [_points(int(players[seat].get("punkte", 0))) if seat in players else None
+            for seat in range(len(view.get("seats") or []))]
+
+
+def _effect_words(effect: dict[str, Any]) -> str | None:
+    """A turn's effect as a short part of a last-move line ("legt Gold 7 an", "Pilger Gold → Stein 5 (+2)")."""
+    key, params = str(effect.get("key")), effect.get("params") or {}
+    lantern = f"{_name(params.get('farbe'))} {params.get('wert')}"
+    if key == "speedkoi.anlegen":
+        return f"legt {lantern} an"
+    if key in ("speedkoi.schritt", "speedkoi.neue_figur"):
+        via = {"libelle": "Libelle: ", "steg": "Steg: ", "endstein": "statt vom Endstein: "}.get(
+            str(params.get("anlass") or ""), "")
+        value = params.get("wert")
+        return (f"{via}{FIGURES.get(str(params.get('art')), 'Figur')} {_name(params.get('farbe'))} → Stein "
+                f"{params.get('stein')}" + (f" ({_number(value)})" if isinstance(value, int) else ""))
+    if key == "speedkoi.plaettchen":
+        tile = str(params.get("plaettchen"))
+        return f"nimmt {'einen' if tile in ('steg', 'koi') else 'eine'} {TILES.get(tile, (tile, ''))[0]}"
+    if key == "speedkoi.teehaus":
+        return f"Teehaus +{params.get('bonus')}"
+    if key == "speedkoi.nur_reihe":
+        return "nur Reihe"
+    if key == "speedkoi.verzichtet":
+        return f"verzichtet auf {'die Libelle' if params.get('plaettchen') == 'libelle' else 'den Steg'}"
+    if key == "speedkoi.abwerfen":
+        return f"wirft {lantern} ab"
+    if key == "speedkoi.koi_nimmt":
+        return f"Koi: nimmt {lantern}"
+    if key == "speedkoi.nimmt":
+        return f"nimmt {lantern} von der Ablage"
+    if key == "speedkoi.zieht":
+        return "zieht verdeckt"
+    return None
+
+
+def last_move_lines(view: dict[str, Any]) -> list[str]:
+    """One line per opponent with a last turn: "Computer 1: legt Gold 7 an, Pilger Gold → Stein 5 (+2), zieht
+    verdeckt"."""
+    lines = []
+    for seat, _newest, effects in _effects_marks(view) or []:
+        if seat == view.get("you"):
+            continue
+        parts = [words for words in (_effect_words(effect) for effect in effects) if words]
+        if parts:
+            lines.append(f"{_seat(view, seat)}: {', '.join(parts)}")
+    return lines
+
+
+def _preview_body(preview: Any) -> dict[str, Any]:
+    if isinstance(preview, dict) and isinstance(preview.get("preview"), dict):
+        return dict(preview["preview"])
+    return dict(preview) if isinstance(preview, dict) else {}
+
+
+def _step_words(step: Any) -> str:
+    if not isinstance(step, dict):
+        return "keine Figur zieht (nur Reihe)"
+    words = (f"{FIGURES.get(str(step.get('figur')), 'Figur')} {_name(step.get('pfad'))} auf Stein {step.get('nach')}"
+             f" ({_number(step.get('punkte', 0))})")
+    tile = step.get("plaettchen")
+    if tile:
+        words += f", dazu {'ein' if tile in ('steg', 'koi') else 'eine'} {TILES.get(str(tile), (str(tile), ''))[0]}"
+    if step.get("teehaus"):
+        words += f", Teehaus +{step['teehaus']}"
+    if step.get("ins_ziel"):
+        words += ", in den Zielbereich"
+    return words
+
+
+def preview_line(move: Any, preview: Any, view: dict[str, Any]) -> str:
+    """The move's gain in one line: "+2 Punkte: Pilger Gold auf Stein 5 (+2), dazu eine Perle"."""
+    board = view.get("board") or {}
+    body = _preview_body(preview)
+    move = move if isinstance(move, dict) else {}
+    action = str(body.get("aktion") or move.get("aktion"))
+    you = view.get("you")
+    before = next((int(p.get("punkte", 0)) for p in board.get("spieler") or [] if p.get("platz") == you), 0)
+    after = body.get("punkte_danach")
+    gain = (int(after[you]) - before) if isinstance(after, list) and isinstance(you, int) and you < len(after) else 0
+    gained = f"{'+' if gain > 0 else ''}{_points(gain)}" if gain else "Keine Punkte"
+    lantern = body.get("laterne") if isinstance(body.get("laterne"), dict) else None
+    named = f"{_name(lantern.get('farbe'))} {lantern.get('wert')}" if lantern else ""
+    if action == "anlegen":
+        step = body.get("schritt")
+        bringt: dict[str, Any] = body["bringt"] if isinstance(body.get("bringt"), dict) else {}
+        if bringt.get("art") == "endstein" and isinstance(step, dict):
+            line = f"{gained}: {named} angelegt, dafür zieht {_step_words(step)}"
+        else:
+            line = f"{gained}: {named} angelegt, {_step_words(step)}"
+    elif action == "abwerfen":
+        users = [_seat(view, int(seat)) for seat in body.get("gegner") or []]
+        line = f"{named} auf die Ablage: " + (f"passt bei {', '.join(users)}" if users else
+                                             "passt bei niemandem in eine begonnene Reihe")
+    elif action == "schritt":
+        line = f"{gained}: {_step_words(body.get('schritt'))}"
+    elif action == "verzichten":
+        line = "Du verzichtest; dann ziehst du eine Laterne"
+    elif action == "koi":
+        line = f"Koi: {named} zusätzlich auf die Hand"
+    elif action == "ziehen":
+        if lantern is None:
+            left = body.get("stapel_danach")
+            line = "Eine verdeckte Laterne ziehen" + (f" (danach {left} im Stapel)" if isinstance(left, int) else "")
+        else:
+            tops = (board.get("du") or {}).get("ablagen_oben") or []
+            fits = any((t.get("farbe"), t.get("wert")) == (lantern.get("farbe"), lantern.get("wert"))
+                       and t.get("passt") for t in tops if isinstance(t, dict))
+            line = f"{named} auf die Hand" + (" – passt in deine Reihe" if fits else "")
+    else:
+        line = move_label(move, view)
+    if body.get("endet"):
+        line += " – beendet die Partie"
+    return line
+
+
+def render_ghost(view: dict[str, Any], move: Any, preview: Any) -> Markup:
+    """The board with the move on it: the figure's target stone marked (`target`) with a ghost figure on it, the
+    lantern as a ghost card in the own row or on its pile, a pile or the deck to draw from marked."""
+    board = view.get("board") or {}
+    body = _preview_body(preview)
+    move = move if isinstance(move, dict) else {}
+    marks = _marks(view, arriving=False)
+    you = view.get("you")
+    step = body.get("schritt")
+    if isinstance(step, dict) and isinstance(you, int):
+        marks["ghost_figure"] = (str(step.get("pfad")), int(step.get("nach", 0)), you, str(step.get("figur")))
+    action = move.get("aktion")
+    if action == "anlegen" and isinstance(you, int):
+        marks["ghost_row"] = (you, str(move.get("farbe")), move.get("wert"))
+    elif action == "abwerfen":
+        marks["ghost_pile"] = (str(move.get("farbe")), move.get("wert"))
+    elif action in ("ziehen", "koi"):
+        where = str(move.get("von") if action == "ziehen" else move.get("farbe"))
+        marks["piles"] = {**marks["piles"], where: {*marks["piles"].get(where, set()), "target"}}
+    if not board:
+        return render(view)
+    return _draw(view, marks, " ghosted")
+
+
+def phrase(effect: Any, view: dict[str, Any]) -> str | None:
+    """The board's German for a recorded effect that reads wrong: seats by name (the rule module writes "Platz 2"),
+    "+1 Punkt" for a Kirschblüte of 1; None where the recorded text is right."""
+    if not isinstance(effect, dict) or not isinstance(effect.get("text"), str):
+        return None
+    text = str(effect["text"])
+    fixed = text.replace(": +1 Punkte.", ": +1 Punkt.")
+    fixed = _named_text(view, fixed)
+    return None if fixed == text else fixed
+
+
+def thumbnail() -> Markup:
+    """A small Speedkoi picture in the board's style: one path of nine stones with tiles above, figures standing on
+    their stones, the goal area dashed, and three lanterns."""
+    stones = []
+    values = ("−4", "−3", "−2", "+1", "+2", "+3", "+6", "+7", "+10")
+    for index, value in enumerate(values):
+        x = 14 + 22 * index
+        dash = ' stroke-dasharray="3 1.5" stroke-width="2"' if index >= 6 else ' stroke-width="1.2"'
+        stones.append(f'<circle cx="{x}" cy="40" r="9" fill="#eef3f1" stroke="#566"{dash}/>'
+                      f'<text x="{x}" y="60" font-size="7" font-weight="700" text-anchor="middle">{value}</text>')
+        if index in (1, 3, 5, 7):
+            stones.append(f'<rect x="{x - 7}" y="20" width="14" height="8" rx="2" fill="#d9f2ff" stroke="#333" '
+                          'stroke-width=".6"/>')
+    figures = ('<circle cx="80" cy="40" r="6" fill="#ffd28a" stroke="#111"/>'
+               '<rect x="141" y="34" width="12" height="12" fill="#9fd3ff" stroke="#111" stroke-width="2"/>')
+    cards = "".join(f'<rect x="{30 + 34 * i}" y="70" width="26" height="22" rx="3" fill="{fill}" stroke="#333"/>'
+                    f'<text x="{43 + 34 * i}" y="85" font-size="10" font-weight="700" text-anchor="middle">{text}'
+                    '</text>' for i, (fill, text) in enumerate((("#f3d36b", "G 3"), ("#8e9be8", "I 7"),
+                                                              ("#ef8a8a", "K 9"))))
+    return Markup('<svg class="thumb thumb-speedkoi" viewBox="0 0 212 100" role="img" aria-label="Speedkoi: ein '
+                  'Pfad aus neun Steinen mit Figuren und Laternen"><rect width="212" height="100" rx="6" '
+                  'fill="#e8f1f4"/><line x1="14" y1="40" x2="190" y2="40" stroke="#9bb" stroke-width="3"/>'
+                  + "".join(stones) + figures + cards + "</svg>")

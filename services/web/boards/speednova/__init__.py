@@ -267,6 +267,9 @@ def _map(view: dict[str, Any], choice: dict[str, Any], marks: dict[str, Any]) ->
             words.append("zuletzt gelegt")
         if cell in arriving:
             classes.append("arrive")
+        if cell in (marks.get("target") or set()):
+            classes.append("target")
+            words.append("hier")
         if cell in scoring and cell not in ghosts:
             classes.append("scoring")
             words.append("zählt mit")
@@ -766,6 +769,9 @@ def preview_line(move: Any, preview: Any, view: dict[str, Any]) -> str:
 def render_ghost(view: dict[str, Any], move: Any, preview: Any) -> Markup:
     """The board with the move on it: the double star's two halves as ghosts on their cells (with the cells'
     numbers, which the move's words name), the cells of the lines it scores marked."""
+    if isinstance(move, dict) and move.get("signal") == "frei" and isinstance(move.get("feld"), int):
+        return _draw(view, {"cells": {}, "tile": None}, {**_marks(view, arriving=False), "target": {move["feld"]}},
+                     " ghosted")
     if not (isinstance(move, dict) and isinstance(move.get("stein"), list) and len(move["stein"]) == 2):
         return render(view)
     neighbours = _neighbour_table(_board(view))
