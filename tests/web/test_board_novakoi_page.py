@@ -210,7 +210,7 @@ def test_the_ghost_carries_the_move() -> None:
     cells = preview["felder"]
     for cell, colour in zip(cells, (first, second), strict=True):
         assert re.search(rf'<g class="cell ghost nova-c-{colour}[^"]*"[^>]*aria-label="Feld {cell},', ghost)
-        assert f'<text class="cell-no"' in ghost and f">{cell}</text>" in ghost  # the label's numbers shown
+        assert '<text class="cell-no"' in ghost and f">{cell}</text>" in ghost  # the label's numbers shown
     koi_game = Game("speedkoi@1", 2, {"spielart": "klassisch"}, seed=2)
     seat = koi_game.engine.must_act(koi_game.position)[0]
     view = koi_game.view(seat)
@@ -227,8 +227,8 @@ def test_the_ghost_carries_the_move() -> None:
 
 def test_phrases_name_the_seats_and_agree_in_number() -> None:
     view = {"seats": [{"name": "Vega"}, {"name": "Computer 1"}]}
-    assert nova.phrase({"key": "speednova.legen", "params": {"platz": 2},
-                        "text": "Platz 2 legt Komet/Nebel: Komet +3."}, view) == "Computer 1 legt Komet/Nebel: Komet +3."
+    placed = {"key": "speednova.legen", "params": {"platz": 2}, "text": "Platz 2 legt Komet/Nebel: Komet +3."}
+    assert nova.phrase(placed, view) == "Computer 1 legt Komet/Nebel: Komet +3."
     assert nova.phrase({"key": "speednova.endwarnung", "params": {"passen_noch": 1},
                         "text": "Nur noch etwa eine Runde: 1 Doppelsterne passen noch auf die Karte. …"}, view) \
         .startswith("Nur noch etwa eine Runde: 1 Doppelstern passt noch auf die Karte.")
@@ -236,9 +236,9 @@ def test_phrases_name_the_seats_and_agree_in_number() -> None:
     assert koi.phrase({"key": "speedkoi.plaettchen", "params": {"platz": 1},
                        "text": "Platz 1 nimmt eine Kirschblüte: +1 Punkte."}, view) == \
         "Vega nimmt eine Kirschblüte: +1 Punkt."
-    assert koi.phrase({"key": "speedkoi.warnung.ende", "params": {},
-                       "text": "Achtung, damit endet die Partie – du ziehst die letzte verdeckte Laterne: du 3, Platz 2 "
-                               "5 → du würdest Zweiter."}, view).endswith("du 3, Computer 1 5 → du würdest Zweiter.")
+    warned = {"key": "speedkoi.warnung.ende", "params": {}, "text": "Achtung, damit endet die Partie – du ziehst "
+              "die letzte verdeckte Laterne: du 3, Platz 2 5 → du würdest Zweiter."}
+    assert str(koi.phrase(warned, view)).endswith("du 3, Computer 1 5 → du würdest Zweiter.")
     assert koi.phrase({"key": "speedkoi.zuletzt", "params": {}, "text": "legte Gold 7"}, view) is None
 
 

@@ -378,9 +378,9 @@ def _rack(view: dict[str, Any], choice: dict[str, Any]) -> Markup:
         label = f"Doppelstern {words}" + (f", {', '.join(hints)}" if hints else "")
         face = _tile_svg(board, a, b, bool(entry.get("schwaechste")))
         hint = Markup('<span class="tile-hint" aria-hidden="true">{}</span>').format(short) if short else Markup("")
-        if tile in legal_tiles and tile not in seen:
+        if tile in legal_tiles:  # a second tile alike is laid alike: a button too (the first one shows chosen)
+            pressed = chosen is not None and tuple(sorted(chosen, key=_order)) == tile and tile not in seen
             seen.add(tile)
-            pressed = chosen is not None and tuple(sorted(chosen, key=_order)) == tile
             items.append(Markup('<li><button type="button" class="tile{}" aria-pressed="{}" aria-label="{}" {}>'
                                 '{}{}</button></li>').format(
                 " chosen" if pressed else "", "true" if pressed else "false", label,
@@ -601,10 +601,10 @@ def _draw(view: dict[str, Any], choice: dict[str, Any], marks: dict[str, Any], e
     board = _board(view)
     size = len(_coords(board))
     return Markup('<div class="board nova nova-{}{}" data-cells="{}" data-n="{}"><div class="nova-main">'
-                  '<div class="nova-left">{}{}</div><div class="nova-right">{}{}{}{}{}{}{}</div></div></div>').format(
-        size, extra, size, view.get("n", ""), _map(view, choice, marks), _legend(board),
+                  '<div class="nova-left">{}</div><div class="nova-right">{}{}{}{}{}{}{}</div>{}</div></div>').format(
+        size, extra, size, view.get("n", ""), _map(view, choice, marks),
         _phase_line(view), _swap(view), _rack(view, choice), _tracks(view, own=True), _signals(view),
-        _tracks(view, own=False), _facts(view))
+        _tracks(view, own=False), _facts(view), _legend(board))
 
 
 def _may_choose(view: dict[str, Any]) -> bool:
