@@ -778,7 +778,8 @@ def thumbnail() -> Markup:
                     f'<text x="{43 + 34 * i}" y="85" font-size="10" font-weight="700" text-anchor="middle">{text}'
                     '</text>' for i, (fill, text) in enumerate((("#f3d36b", "G 3"), ("#8e9be8", "I 7"),
                                                               ("#ef8a8a", "K 9"))))
-    return Markup('<svg class="thumb thumb-speedkoi" viewBox="0 0 212 100" role="img" aria-label="Speedkoi: ein '
+    return Markup('<svg class="thumb thumb-speedkoi" viewBox="0 0 212 100" font-family="system-ui, sans-serif" '
+                  'role="img" aria-label="Speedkoi: ein '
                   'Pfad aus neun Steinen mit Figuren und Laternen"><rect width="212" height="100" rx="6" '
                   'fill="#e8f1f4"/><line x1="14" y1="40" x2="190" y2="40" stroke="#9bb" stroke-width="3"/>'
                   + "".join(stones) + figures + cards + "</svg>")

@@ -823,8 +823,8 @@ def thumbnail() -> Markup:
         x, y = _centre(q, r)
         colour = THUMB_STARS.get(index)
         fill = THUMB_FILLS.get(colour or "", "#eef1f6")
-        shape = Markup('<g fill="none" stroke="#111" stroke-width="1.1" stroke-linecap="round">{}</g>').format(
-            _shape(colour, x, y, SIZE * .62)) if colour else Markup("")
+        shape = Markup('<g fill="{}" stroke="#111" stroke-width="1.1" stroke-linecap="round">{}</g>').format(
+            "#111" if colour == "zwerg" else "none", _shape(colour, x, y, SIZE * .62)) if colour else Markup("")
         cells.append(Markup('<polygon points="{}" fill="{}" stroke="#10162b" stroke-width=".6"/>{}').format(
             _hex_points(x, y), fill, shape))
     return Markup('<svg class="thumb thumb-speednova" viewBox="-46 -41 92 82" role="img" '
