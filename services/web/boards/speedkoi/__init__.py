@@ -237,8 +237,11 @@ def _path(view: dict[str, Any], board: dict[str, Any], path: dict[str, Any], ste
             words.append(f"{FIGURES.get(art, art)} von {_seat(view, seat)}")
         classes = "koi-stone" + (" koi-goalstone" if number >= 7 else "") + (
             " target" if number == ghost_stone else "")
-        parts = [Markup('<circle class="{}" cx="{}" cy="{}" r="{}"/><text class="koi-val" x="{}" y="{}">{}</text>')
-                 .format(classes, x, STONE_Y, STONE_R, x, STONE_Y + STONE_R + 13, _number(stone["wert"]))]
+        # The stone's number inside it (the words say "Stein 5"), its value below it; figures stand on it.
+        parts = [Markup('<circle class="{}" cx="{}" cy="{}" r="{}"/><text class="koi-no" x="{}" y="{}">{}</text>'
+                        '<text class="koi-val" x="{}" y="{}">{}</text>')
+                 .format(classes, x, STONE_Y, STONE_R, x, STONE_Y + 4, number, x, STONE_Y + STONE_R + 13,
+                         _number(stone["wert"]))]
         if tile:
             letter = TILES.get(tile, (tile, "?"))[1]
             parts.append(Markup('<rect class="koi-tile koi-tile-{}" x="{}" y="1" width="30" height="14" rx="4"/>'
