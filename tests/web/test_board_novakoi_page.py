@@ -240,6 +240,11 @@ def test_phrases_name_the_seats_and_agree_in_number() -> None:
               "die letzte verdeckte Laterne: du 3, Platz 2 5 → du würdest Zweiter."}
     assert str(koi.phrase(warned, view)).endswith("du 3, Computer 1 5 → du würdest Zweiter.")
     assert koi.phrase({"key": "speedkoi.zuletzt", "params": {}, "text": "legte Gold 7"}, view) is None
+    assert koi.phrase({"key": "speedkoi.ergebnis.sieg", "params": {"platz": 2, "punkte": 1},
+                       "text": "Platz 2 gewinnt mit 1 Punkten."}, view) == "Computer 1 gewinnt mit 1 Punkt."
+    tie = {"key": "speedkoi.ergebnis.gleichstand", "params": {}, "text": "Platz 1 und Platz 2 teilen sich den ersten "
+           "Platz mit je −1 Punkten und 1 Perlen."}
+    assert koi.phrase(tie, view) == "Vega und Computer 1 teilen sich den ersten Platz mit je −1 Punkt und 1 Perle."
 
 
 @pytest.mark.parametrize("board", [nova, koi], ids=["speednova", "speedkoi"])

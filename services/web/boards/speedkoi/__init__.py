@@ -758,6 +758,7 @@ def phrase(effect: Any, view: dict[str, Any]) -> str | None:
         return None
     text = str(effect["text"])
     fixed = text.replace(": +1 Punkte.", ": +1 Punkt.")
+    fixed = re.sub(r"\b(mit|je) (−?1) Punkten\b", r"\1 \2 Punkt", fixed).replace(" und 1 Perlen.", " und 1 Perle.")
     fixed = _named_text(view, fixed)
     return None if fixed == text else fixed
 
