@@ -248,6 +248,12 @@ def test_phrases_name_the_seats_and_agree_in_number() -> None:
 
 
 @pytest.mark.parametrize("board", [nova, koi], ids=["speednova", "speedkoi"])
+def test_the_undo_has_its_own_preview_line(board: Any) -> None:
+    undo = {"zurueck": True}
+    assert board.preview_line(undo, {"zug": undo, "zurueck": True}, {"board": {}}) == "Deinen letzten Zug zurücknehmen"
+
+
+@pytest.mark.parametrize("board", [nova, koi], ids=["speednova", "speedkoi"])
 def test_the_thumbnail_is_a_small_svg_in_the_boards_style(board: Any) -> None:
     picture = str(board.thumbnail())
     assert picture.startswith("<svg") and picture.endswith("</svg>") and 'role="img"' in picture

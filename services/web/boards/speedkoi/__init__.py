@@ -685,6 +685,8 @@ def preview_line(move: Any, preview: Any, view: dict[str, Any]) -> str:
     """The move's gain in one line: "+2 Punkte: Pilger Gold auf Stein 5 (+2), dazu eine Perle"."""
     board = view.get("board") or {}
     body = _preview_body(preview)
+    if isinstance(move, dict) and move.get("zurueck"):  # "Zurück": the platform's undo, not a move of the game
+        return "Deinen letzten Zug zurücknehmen"
     move = move if isinstance(move, dict) else {}
     action = str(body.get("aktion") or move.get("aktion"))
     you = view.get("you")

@@ -738,6 +738,8 @@ def preview_line(move: Any, preview: Any, view: dict[str, Any]) -> str:
     """The move's gain in one line: "+5 Punkte: Komet +3, Nebel +2", the weakest colour, a Supernova, lost points."""
     board = _board(view)
     body = _preview_body(preview)
+    if isinstance(move, dict) and move.get("zurueck"):  # "Zurück": the platform's undo, not a move of the game
+        return "Deinen letzten Zug zurücknehmen"
     if isinstance(move, dict) and "tauschen" in move:
         count = len((board.get("du") or {}).get("bank") or [])
         if not move["tauschen"]:
