@@ -125,6 +125,14 @@ def test_speednova_for_two_played_to_the_end_by_clicking_on_the_board(browser: A
             assert top and box and box["y"] + box["height"] - top["y"] <= 800 - 160, (part, box)
         rack = page.locator("#board .nova-rack").bounding_box()
         assert the_map and rack and rack["x"] >= the_map["x"] + the_map["width"]
+        # On a phone „Karte vergrößern“ makes every cell a 44 px target (the map scrolls in its own box).
+        page.set_viewport_size({"width": 360, "height": 740})
+        page.locator("#board .nova-zoom input").check()
+        cell = page.locator("#board svg.nova-map g.cell polygon").first.bounding_box()
+        assert cell and cell["width"] >= 44, cell
+        assert page.evaluate("document.documentElement.scrollWidth") <= 360
+        page.locator("#board .nova-zoom input").uncheck()
+        page.set_viewport_size({"width": 1280, "height": 800})
         # Keyboard: the rack tile and a cell of the map are reached and chosen without a mouse.
         page.locator("#board button.tile").first.focus()
         page.keyboard.press("Enter")

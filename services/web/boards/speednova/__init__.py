@@ -595,14 +595,21 @@ def render_choice(view: dict[str, Any], params: dict[str, str]) -> Markup:
     return _draw(view, choice, _marks(view, arriving=not params))
 
 
+ZOOM = Markup('<label class="nova-zoom"><input type="checkbox" id="nova-zoom" hx-preserve="true"> Karte vergrößern'
+              '</label>')
+"""On a phone (only there is it shown) the map at twice the width in its own scrolling box, so each cell is a
+target of 44 px even on the 169 cells of four players (the rule book's zoom); kept across redraws (hx-preserve)."""
+
+
 def _draw(view: dict[str, Any], choice: dict[str, Any], marks: dict[str, Any], extra: str = "") -> Markup:
     """The map first (at the board's top), beside it on a desktop (below it on a phone) the notes, the swap offer,
     the rack and the own track; then the team's signals, the other tracks and the facts."""
     board = _board(view)
     size = len(_coords(board))
     return Markup('<div class="board nova nova-{}{}" data-cells="{}" data-n="{}"><div class="nova-main">'
-                  '<div class="nova-left">{}</div><div class="nova-right">{}{}{}{}{}{}{}</div>{}</div></div>').format(
-        size, extra, size, view.get("n", ""), _map(view, choice, marks),
+                  '<div class="nova-left"><div class="nova-mapbox">{}</div>{}</div>'
+                  '<div class="nova-right">{}{}{}{}{}{}{}</div>{}</div></div>').format(
+        size, extra, size, view.get("n", ""), _map(view, choice, marks), ZOOM,
         _phase_line(view), _swap(view), _rack(view, choice), _tracks(view, own=True), _signals(view),
         _tracks(view, own=False), _facts(view), _legend(board))
 
