@@ -294,7 +294,8 @@ def _map(view: dict[str, Any], choice: dict[str, Any], marks: dict[str, Any]) ->
         if cell in kept_free:  # the signal's text names the cell: its number stands on it
             body += Markup('<text class="keep-mark" x="{}" y="{}">F</text><text class="cell-no" x="{}" y="{}">{}'
                            '</text>').format(_f(x), _f(y + 1), _f(x), _f(y + 7.5), cell)
-        elif cell in ghosts:  # the move's words name its cells ("Komet auf Feld 45"): the numbers stand there
+        elif cell in ghosts or cell in (marks.get("target") or set()):
+            # the move's words name its cells ("Komet auf Feld 45", "Feld 60 frei halten"): the numbers stand there
             body += Markup('<text class="cell-no" x="{}" y="{}">{}</text>').format(_f(x), _f(y + 7.5), cell)
         if choice.get("first") is not None and choice.get("feld") == cell:
             body += _shape(choice["first"], x, y, SIZE * .62)
