@@ -155,5 +155,7 @@ def test_a_move_that_would_end_the_game_warns_with_the_standings() -> None:
     view["legal_moves"][0] = {**view["legal_moves"][0], "bestaetigt": True}  # as the rules list an ending move
     page = str(speedkoi.render(view))
     warning = page.split('class="warning koi-warning" role="alert">')[1].split("</p>")[0]
-    assert warning.startswith("Achtung: dieser Zug beendet die Partie. Stand jetzt: Platz 1 (")
+    # The standings name the players (never "Platz 1": a seat is no rank).
+    assert warning == ("Achtung: dieser Zug beendet die Partie. Stand jetzt: &lt;img src=x onerror=alert(1)&gt; −4, "
+                       "Bea −4.")
     assert "beendet die Partie</button>" in page and "koi-ends" in page

@@ -72,7 +72,8 @@ def test_every_variant_and_seat_is_drawn_with_its_map_and_tracks(seats: int, con
         view = _view(engine, position, viewer, seats)
         html = str(renderer_for("speednova").render(view))
         assert html.startswith('<div class="board nova')
-        assert html.count("<polygon") == cells and f"{cells} Felder" in html
+        the_map = html.split('<svg class="nova-map"')[1].split("</svg>")[0]
+        assert the_map.count("<polygon") == cells and f"{cells} Felder" in html
         assert html.count('aria-label="Feld ') == cells
         tracks = len(view["board"]["tafeln"])
         assert html.count('class="nova-track"') == tracks == (2 if config.get("teams") else seats)
@@ -84,6 +85,8 @@ def test_every_variant_and_seat_is_drawn_with_its_map_and_tracks(seats: int, con
         assert all(labels) and len(set(labels)) == len(labels)
         rack = view["board"]["du"]["bank"] if viewer is not None else []
         assert html.count('aria-label="Doppelstern ') == len(rack)
+        assert html.count('<svg class="nova-tile"') == len(rack)  # each a tile: two hexes
+        assert html.count("<polygon") == cells + 2 * len(rack)
         if viewer is None:
             assert "Deine Bank" not in html and "Team-Signale" not in html
 
@@ -156,7 +159,7 @@ def test_team_signals_show_to_the_team_only_and_are_given_on_the_board() -> None
     position = engine.apply(position, 2, {"signal": "frei", "feld": 60}).position
     for seat in (0, 2):
         html = str(nova.render(_view(engine, position, seat, 4)))
-        assert "„Brauche Riese“" in html and "„Feld 60 frei halten“" in html and "frei halten (Platz 3" in html
+        assert "„Brauche Riese“" in html and "„Feld 60 frei halten“" in html and "frei halten (Spieler 2)" in html
     for seat in (1, 3, None):
         html = str(nova.render(_view(engine, position, seat, 4)))
         assert "„Brauche Riese“" not in html and "„Feld 60" not in html and "frei halten (" not in html
@@ -174,7 +177,8 @@ def test_a_team_log_line_and_gone_out_signals_are_shown_to_the_team() -> None:
     view["board"]["du"]["signale_erloschen"] = [{"sitz": 2, "signal": "frei", "feld": 60, "text":
                                                  "Das Signal „Feld 60 frei halten“ von Platz 3 erlischt."}]
     html = str(nova.render(view))
-    assert "Zuletzt: Platz 3 signalisiert." in html and 'class="signal gone"' in html
+    assert "Zuletzt: Spieler 2 signalisiert." in html and 'class="signal gone"' in html  # names, not "Platz 3"
+    assert "von Spieler 2 erlischt" in html and "Platz 3" not in html
 
 
 def test_text_in_the_view_is_escaped() -> None:

@@ -71,7 +71,19 @@ def click_on_the_board(page: Any, shot: str = "", keyboard: bool = False) -> str
     return "other"
 
 
-def play_on_the_board(page: Any, name: str) -> dict[str, int]:
+ON_STONES = ("() => { let on = 0, off = 0; for (const svg of document.querySelectorAll('#board svg.koi-pathsvg')) {"
+             " const stones = [...svg.querySelectorAll('circle.koi-stone')].map(c => c.getBBox());"
+             " for (const fig of svg.querySelectorAll('g.koi-fig')) { const b = fig.firstElementChild.getBBox();"
+             " const x = b.x + b.width / 2, y = b.y + b.height / 2;"
+             " const inside = s => x > s.x && x < s.x + s.width && y > s.y && y < s.y + s.height;"
+             " if (stones.some(inside)) on++; else off++; } }"
+             " return [on, off]; }")
+"""How many figures stand on a stone of their path (the centre of the figure inside the stone) and how many not."""
+MARKED = "() => document.querySelectorAll('#board .koi-fig.last, #board .koi-pile.last, #board .koi-row.last').length"
+"""What the opponent's last turn touched, marked on the board (a figure moved, a row laid to, a pile or the deck)."""
+
+
+def play_on_the_board(page: Any, name: str, marked: list[int] | None = None) -> dict[str, int]:
     """Click moves on the board, each previewed and confirmed, until the end table shows."""
     kinds: dict[str, int] = {}
     deadline, retries, middle = time.monotonic() + GAME_SECONDS, 0, False
@@ -82,6 +94,8 @@ def play_on_the_board(page: Any, name: str) -> dict[str, int]:
             if page.locator("#game .end").count():
                 return kinds
             before = shown_n(page)
+            if marked is not None and kinds.get("lantern") and page.locator("#board input.koi-pick").count():
+                marked.append(page.evaluate(MARKED))  # the computer has had its turn since this player's
             try:
                 wanted = not middle and sum(kinds.values()) >= 12
                 kind = click_on_the_board(page, f"{name}-middle" if wanted else "", keyboard="keyboard" not in kinds)
@@ -118,7 +132,23 @@ def test_speedkoi_played_to_the_end_by_clicking_on_the_board(browser: Any, web_p
         assert page.locator("#board .koi-path").count() == 5
         assert page.locator("#board .koi-hand .koi-cards > li").count() == 8
         shoot_at(page, f"{name}-start", page.locator("#board"))
-        kinds = play_on_the_board(page, name)
+        # Lanterns at least 28 px on a desktop; the own hand and rows on the first screen (1280 × 800) beside the
+        # paths.
+        page.set_viewport_size(DESKTOP)
+        page.evaluate("window.scrollTo(0, 0)")
+        for box in (card.bounding_box() for card in page.locator("#board .koi-card").all()):
+            assert box is not None and box["width"] >= 28 and box["height"] >= 28, box
+        # (Measured from the board's top, which the page shell puts at most 160 px down.)
+        top = page.locator("#board .board").bounding_box()
+        for part in ("#board .koi-hand", "#board .koi-player.koi-me .koi-rows"):
+            box = page.locator(part).bounding_box()
+            assert top and box and box["y"] + box["height"] - top["y"] <= 800 - 160, (part, box)
+        marked: list[int] = []
+        kinds = play_on_the_board(page, name, marked)
+        # The computer's last turn was marked on the board each time this player was to lay a lantern again.
+        assert marked and all(count >= 1 for count in marked), marked
+        on, off = page.evaluate(ON_STONES)  # figures stand on their stones, not beside the path
+        assert on >= 2 and off == 0, (on, off)
         assert kinds.get("lantern", 0) >= 5 and kinds.get("draw", 0) + kinds.get("take", 0) >= 5, kinds
         page.locator("#game .end").get_by_text("Ergebnis").wait_for()
         assert page.locator("#game .end-table tbody tr").count() == 2

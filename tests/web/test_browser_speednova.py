@@ -56,13 +56,23 @@ def _swap(page: Any) -> None:
     _confirm(page)
 
 
-def _play_to_the_end(page: Any, name: str, middle_at: int = 6) -> int:
+LAST_MARK = ("() => { const cells = [...document.querySelectorAll('#board svg.nova-map g.cell.last polygon')];"
+             " const plain = document.querySelector('#board svg.nova-map g.cell:not(.last):not(.pick) polygon');"
+             " if (!cells.length || !plain) return 0;"
+             " const width = e => parseFloat(getComputedStyle(e).strokeWidth);"
+             " return cells.filter(c => width(c) >= 2 * width(plain)).length; }")
+"""How many cells of the map are marked as an opponent's last placement, visibly (a stroke twice as wide)."""
+
+
+def _play_to_the_end(page: Any, name: str, middle_at: int = 6, marked: list[int] | None = None) -> int:
     moves, retries, deadline = 0, 0, time.monotonic() + GAME_SECONDS
     while time.monotonic() < deadline:
         with kept_on_failure(page, name):
             state = _my_move_on_board(page)
         if state == "end":
             return moves
+        if marked is not None and state == "place" and moves:
+            marked.append(page.evaluate(LAST_MARK))
         try:
             if state == "swap":
                 _swap(page)
@@ -100,6 +110,29 @@ def test_speednova_for_two_played_to_the_end_by_clicking_on_the_board(browser: A
         assert page.locator("#board svg.nova-map polygon").count() == 91
         assert page.locator("#game button.move").count() == 0  # placements are made on the board
         shoot(page, "nova-start")
+        # The rack: tiles of two hexes (colour and shape), buttons, no links.
+        tiles = page.locator("#board .nova-rack button.tile")
+        assert tiles.count() >= 1 and page.locator("#board .nova-rack a").count() == 0
+        assert tiles.first.locator("svg.nova-tile polygon").count() == 2
+        assert tiles.first.locator("svg.nova-tile .shape").count() == 2
+        # The map, the rack and the own track on the first screen at 1280 × 800 (from the board's top, which the
+        # page shell puts at most 160 px down); the rack and the track beside the map.
+        page.set_viewport_size({"width": 1280, "height": 800})
+        top = page.locator("#board .board").bounding_box()
+        the_map = page.locator("#board svg.nova-map").bounding_box()
+        for part in ("#board .nova-map", "#board .nova-rack", "#board .nova-tracks.own"):
+            box = page.locator(part).bounding_box()
+            assert top and box and box["y"] + box["height"] - top["y"] <= 800 - 160, (part, box)
+        rack = page.locator("#board .nova-rack").bounding_box()
+        assert the_map and rack and rack["x"] >= the_map["x"] + the_map["width"]
+        # On a phone „Karte vergrößern“ makes every cell a 44 px target (the map scrolls in its own box).
+        page.set_viewport_size({"width": 360, "height": 740})
+        page.locator("#board .nova-zoom input").check()
+        cell = page.locator("#board svg.nova-map g.cell polygon").first.bounding_box()
+        assert cell and cell["width"] >= 44, cell
+        assert page.evaluate("document.documentElement.scrollWidth") <= 360
+        page.locator("#board .nova-zoom input").uncheck()
+        page.set_viewport_size({"width": 1280, "height": 800})
         # Keyboard: the rack tile and a cell of the map are reached and chosen without a mouse.
         page.locator("#board button.tile").first.focus()
         page.keyboard.press("Enter")
@@ -111,11 +144,16 @@ def test_speednova_for_two_played_to_the_end_by_clicking_on_the_board(browser: A
         page.locator("#board g.cell.pick[hx-get]").first.focus()
         page.keyboard.press("Enter")
         page.locator("#board g.cell.pick[hx-post]").first.wait_for()
+        # "Drehen"/"Abbrechen" of the half-made placement sit in a dock (fixed at the bottom on a phone).
+        assert page.locator("#board .nova-choice.dock button.cancel").count() == 1
         page.locator("#board .nova-choice button.cancel").click()
         page.locator("#board .nova-choice").wait_for(state="detached")
 
-        moves = _play_to_the_end(page, "nova")
+        marked: list[int] = []
+        moves = _play_to_the_end(page, "nova", marked=marked)
         assert moves >= 10
+        # The computer's last placement is marked on the map (both cells) whenever this player places again.
+        assert marked and max(marked) >= 2 and sum(1 for count in marked if count >= 2) >= len(marked) // 2, marked
         _assert_end(page, 2, "Vega")
         shoot(page, "nova-end")
         assert not [text for text in console if "Content Security Policy" in text], console

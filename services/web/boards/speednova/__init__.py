@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from typing import Any
 
 from markupsafe import Markup
@@ -73,10 +74,11 @@ def _neighbour_table(board: dict[str, Any]) -> list[list[int | None]]:
 
 
 def _seat(view: dict[str, Any], seat: Any) -> str:
+    """A seat by its player's name (never "Platz 2": "Platz" is a rank); "Spieler 2" only without a name."""
     seats = view.get("seats") or []
     if isinstance(seat, int) and 0 <= seat < len(seats) and seats[seat].get("name"):
-        return f"Platz {seat + 1} ({seats[seat]['name']})"
-    return f"Platz {seat + 1}" if isinstance(seat, int) else "?"
+        return str(seats[seat]["name"])
+    return f"Spieler {seat + 1}" if isinstance(seat, int) else "?"
 
 
 def _placements(view: dict[str, Any]) -> list[tuple[int, str, int, str, dict[str, Any]]]:
@@ -189,15 +191,54 @@ def _hex_points(x: float, y: float) -> str:
     return " ".join(corners)
 
 
-def _map(view: dict[str, Any], choice: dict[str, Any]) -> Markup:
+def _marks(view: dict[str, Any], arriving: bool = True) -> dict[str, set[int]]:
+    """The cells the opponents' last turns covered (`last`) and those placed in the newest event (`arrive`), from
+    the view's `last_moves` (per seat its latest turn's effects); without it, the last placement if another
+    seat's."""
+    you, n = view.get("you"), view.get("n")
+    last: set[int] = set()
+    arrive: set[int] = set()
+    moves = view.get("last_moves")
+    if isinstance(moves, list):
+        for seat, entry in enumerate(moves):
+            if not isinstance(entry, dict):
+                continue
+            cells = {cell for effect in _placed_effects(entry) for cell in effect[1]}
+            if seat != you:
+                last |= cells
+            if arriving and entry.get("n") == n:
+                arrive |= cells
+    else:
+        placed = (_board(view).get("gelegt") or [None])[-1]
+        if isinstance(placed, dict) and placed.get("sitz") != you:
+            last = {int(c) for c in placed.get("felder") or [] if isinstance(c, int)}
+    return {"last": last, "arrive": arrive}
+
+
+def _placed_effects(entry: dict[str, Any]) -> list[tuple[list[str], list[int], dict[str, int]]]:
+    """The placements in a `last_moves` entry: (colours, cells, points per colour)."""
+    found = []
+    for effect in entry.get("effects") or []:
+        if not (isinstance(effect, dict) and effect.get("key") == "speednova.legen"):
+            continue
+        params = effect.get("params") or {}
+        cells = [int(c) for c in params.get("felder") or [] if isinstance(c, int)]
+        colours = [str(c) for c in params.get("stein") or []]
+        points = {str(k): int(v) for k, v in (params.get("punkte") or {}).items() if isinstance(v, int)}
+        found.append((colours, cells, points))
+    return found
+
+
+def _map(view: dict[str, Any], choice: dict[str, Any], marks: dict[str, Any]) -> Markup:
     board = _board(view)
     karte = board.get("karte") or {}
     coords = _coords(board)
     stars = list(karte.get("sterne") or [])
     leit = {entry.get("feld"): entry for entry in karte.get("leitsterne") or [] if isinstance(entry, dict)}
     starts = set(karte.get("startfelder") or [])
-    last = (board.get("gelegt") or [None])[-1]
-    last_cells = set(last.get("felder") or []) if isinstance(last, dict) else set()
+    last_cells, arriving = marks.get("last") or set(), marks.get("arrive") or set()
+    ghosts: dict[int, str] = marks.get("ghost") or {}
+    scoring: set[int] = marks.get("scoring") or set()
     mine = _my_turn(view)
     kept_free = {entry.get("feld"): entry for entry in ((board.get("du") or {}).get("signale") or [])
                  if isinstance(entry, dict) and entry.get("signal") == "frei"}
@@ -212,6 +253,9 @@ def _map(view: dict[str, Any], choice: dict[str, Any]) -> Markup:
         if colour:
             classes.append(f"nova-c-{colour}" if colour in COLOURS else "nova-c-x")
             words.append(_named(board, str(colour)))
+        elif cell in ghosts:
+            classes.append(f"ghost nova-c-{ghosts[cell]}" if ghosts[cell] in COLOURS else "ghost nova-c-x")
+            words.append(f"{_named(board, ghosts[cell])} käme hierher")
         else:
             classes.append("free")
             words.append("frei")
@@ -221,7 +265,15 @@ def _map(view: dict[str, Any], choice: dict[str, Any]) -> Markup:
         if cell in last_cells:
             classes.append("last")
             words.append("zuletzt gelegt")
-        if cell in starts and mine and not colour:
+        if cell in arriving:
+            classes.append("arrive")
+        if cell in (marks.get("target") or set()):
+            classes.append("target")
+            words.append("hier")
+        if cell in scoring and cell not in ghosts:
+            classes.append("scoring")
+            words.append("zählt mit")
+        if cell in starts and mine and not colour and cell not in ghosts:
             classes.append("start")
             words.append("Startfeld")
         if cell in kept_free:
@@ -235,10 +287,16 @@ def _map(view: dict[str, Any], choice: dict[str, Any]) -> Markup:
         body = Markup('<polygon points="{}"/>').format(_hex_points(x, y))
         if colour:
             body += _shape(str(colour), x, y, SIZE * .62)
+        elif cell in ghosts:
+            body += _shape(ghosts[cell], x, y, SIZE * .62)
         if cell in leit:
             body += Markup('<circle class="leit-ring" cx="{}" cy="{}" r="{}"/>').format(_f(x), _f(y), _f(SIZE * .8))
-        if cell in kept_free:
-            body += Markup('<text class="keep-mark" x="{}" y="{}">F</text>').format(_f(x), _f(y + 3))
+        if cell in kept_free:  # the signal's text names the cell: its number stands on it
+            body += Markup('<text class="keep-mark" x="{}" y="{}">F</text><text class="cell-no" x="{}" y="{}">{}'
+                           '</text>').format(_f(x), _f(y + 1), _f(x), _f(y + 7.5), cell)
+        elif cell in ghosts or cell in (marks.get("target") or set()):
+            # the move's words name its cells ("Komet auf Feld 45", "Feld 60 frei halten"): the numbers stand there
+            body += Markup('<text class="cell-no" x="{}" y="{}">{}</text>').format(_f(x), _f(y + 7.5), cell)
         if choice.get("first") is not None and choice.get("feld") == cell:
             body += _shape(choice["first"], x, y, SIZE * .62)
             classes.append("chosen nova-c-" + choice["first"])
@@ -260,30 +318,39 @@ def _my_turn(view: dict[str, Any]) -> bool:
 
 
 def _phase_line(view: dict[str, Any]) -> Markup:
+    """The end, a Supernova's bonus placements and the end warning (whose turn it is and what to do says the
+    page's banner from `prompt`)."""
     board = _board(view)
     lines = []
     if view.get("status") == "ended" or board.get("phase") == "ende":
         ends = {"voll": "Die Karte ist voll.", "sofort": "Eine Tafel hat alle sechs Farben oben: Sieg sofort.",
                 "steine": "Niemand hat mehr Doppelsterne."}
         lines.append(Markup('<p class="nova-note">Ende. {}</p>').format(ends.get(board.get("ende") or "", "")))
-    elif _my_turn(view):
-        if board.get("phase") == "tauschen":
-            lines.append(Markup('<p class="nova-note turn">Du bist am Zug: Tauschangebot.</p>'))
-        else:
-            lines.append(Markup('<p class="nova-note turn">Du bist am Zug: wähle einen Doppelstern deiner Bank, '
-                                'dann das Feld für seine erste Farbe, dann den Nachbarn für die zweite.</p>'))
-    elif board.get("am_zug") is not None:
-        lines.append(Markup('<p class="nova-note">Am Zug: {}.</p>').format(_seat(view, board.get("am_zug"))))
     bonus = board.get("bonuszuege") or 0
     if bonus and board.get("phase") != "ende":
-        lines.append(Markup('<p class="nova-note supernova" role="status">✶ Supernova: {} hat noch {} '
+        lines.append(Markup('<p class="nova-note supernova" role="status">✶ Supernova: {} noch {} '
                             'Bonus-Legung{}.</p>').format(
-            "du" if _my_turn(view) else _seat(view, board.get("am_zug")), bonus, "en" if bonus != 1 else ""))
+            "du hast" if _my_turn(view) else _seat(view, board.get("am_zug")) + " hat", bonus,
+            "en" if bonus != 1 else ""))
     karte = board.get("karte") or {}
     if karte.get("endwarnung") and board.get("phase") != "ende":
-        lines.append(Markup('<p class="nova-note warning" role="status">Endwarnung: nur noch {} Doppelsterne '
-                            'passen auf die Karte.</p>').format(karte.get("passen_noch", "?")))
+        fit = karte.get("passen_noch", "?")
+        lines.append(Markup('<p class="nova-note warning" role="status">Endwarnung: nur noch {} {} auf die Karte.'
+                            '</p>').format(fit, "Doppelstern passt" if fit == 1 else "Doppelsterne passen"))
     return Markup("").join(lines)
+
+
+def _tile_svg(board: dict[str, Any], first: str, second: str, weakest: bool = False) -> Markup:
+    """A double star as on the map: two hexes side by side, each in its colour with its shape; the rule book's red
+    dot where it holds a weakest colour."""
+    dx = SIZE * SQRT3 / 2
+    halves = Markup("").join(
+        Markup('<g class="half nova-c-{}"><polygon points="{}"/>{}</g>').format(
+            colour if colour in COLOURS else "x", _hex_points(x, 0), _shape(colour, x, 0, SIZE * .62))
+        for colour, x in ((first, -dx), (second, dx)))
+    dot = Markup('<circle class="weak-dot" cx="{}" cy="-7" r="2.6"/>').format(_f(2 * dx - 2)) if weakest else ""
+    return Markup('<svg class="nova-tile" viewBox="{} -10.5 {} 21" aria-hidden="true" focusable="false">{}{}</svg>'
+                  ).format(_f(-2 * dx - .5), _f(4 * dx + 1), halves, dot)
 
 
 def _rack(view: dict[str, Any], choice: dict[str, Any]) -> Markup:
@@ -305,22 +372,23 @@ def _rack(view: dict[str, Any], choice: dict[str, Any]) -> Markup:
         if entry.get("schwaechste"):
             hints.append("hat eine schwächste Farbe")
         best = entry.get("bester_platz")
+        short = ""
         if isinstance(best, dict) and best.get("punkte") is not None:
             hints.append(f"bestenfalls {best['punkte']} Punkt{'' if best['punkte'] == 1 else 'e'}")
-        icons = _star_icon(a, board) + _star_icon(b, board)
-        text = Markup('<span class="tile-name">{}/{}</span>').format(_name(board, a), _name(board, b))
-        hint = Markup('<span class="tile-hint">{}</span>').format(", ".join(hints)) if hints else Markup("")
-        if tile in legal_tiles and tile not in seen:
+            short = f"bis {best['punkte']} Punkt{'' if best['punkte'] == 1 else 'e'}"
+        label = f"Doppelstern {words}" + (f", {', '.join(hints)}" if hints else "")
+        face = _tile_svg(board, a, b, bool(entry.get("schwaechste")))
+        hint = Markup('<span class="tile-hint" aria-hidden="true">{}</span>').format(short) if short else Markup("")
+        if tile in legal_tiles:  # a second tile alike is laid alike: a button too (the first one shows chosen)
+            pressed = chosen is not None and tuple(sorted(chosen, key=_order)) == tile and tile not in seen
             seen.add(tile)
-            pressed = chosen is not None and tuple(sorted(chosen, key=_order)) == tile
             items.append(Markup('<li><button type="button" class="tile{}" aria-pressed="{}" aria-label="{}" {}>'
-                                '{}{}{}</button></li>').format(
-                " chosen" if pressed else "", "true" if pressed else "false",
-                f"Doppelstern {words}" + (f", {', '.join(hints)}" if hints else ""),
-                _choose(view, stein=f"{a}.{b}"), icons, text, hint))
+                                '{}{}</button></li>').format(
+                " chosen" if pressed else "", "true" if pressed else "false", label,
+                _choose(view, stein=f"{a}.{b}"), face, hint))
         else:
-            items.append(Markup('<li><span class="tile" role="img" aria-label="{}">{}{}{}</span></li>').format(
-                f"Doppelstern {words}" + (f", {', '.join(hints)}" if hints else ""), icons, text, hint))
+            items.append(Markup('<li><span class="tile" role="img" aria-label="{}">{}{}</span></li>').format(
+                label, face, hint))
     if not items:
         items.append(Markup('<li class="empty">keine Doppelsterne</li>'))
     return Markup('<section class="nova-rack" aria-labelledby="nova-rack-h"><h3 id="nova-rack-h">Deine Bank</h3>'
@@ -335,7 +403,7 @@ def _choice_panel(view: dict[str, Any], choice: dict[str, Any]) -> Markup:
     """What the chosen tile needs next, in words, with "Drehen" and "Abbrechen"."""
     board = _board(view)
     if choice.get("mode") == "frei":
-        return Markup('<div class="nova-choice" role="status"><p>Feld frei halten: klicke ein freies Feld.</p>'
+        return Markup('<div class="nova-choice dock" role="status"><p>Feld frei halten: klicke ein freies Feld.</p>'
                       '<button type="button" class="cancel" {}>Abbrechen</button></div>').format(_choose(view))
     if choice.get("tile") is None:
         return Markup("")
@@ -346,15 +414,16 @@ def _choice_panel(view: dict[str, Any], choice: dict[str, Any]) -> Markup:
             _choose(view, stein=f"{second}.{first}"), _name(board, second))
     buttons += Markup('<button type="button" class="cancel" {}>Abbrechen</button>').format(_choose(view))
     if choice.get("feld") is None:
-        text = Markup("Wähle das Feld für {} (markierte Felder).").format(_named(board, first))
+        text = Markup("Wähle das Feld für {} (grün markiert).").format(_named(board, first))
     else:
-        text = Markup("{} auf Feld {}: wähle das Nachbarfeld für {}.").format(
-            _named(board, first), choice["feld"], _named(board, second))
-    return Markup('<div class="nova-choice" role="status"><p>{} {}</p>{}</div>').format(
-        _star_icon(first, board) + _star_icon(second, board), text, buttons)
+        text = Markup("{} liegt: wähle das Nachbarfeld für {} (grün markiert).").format(
+            _named(board, first), _named(board, second))
+    return Markup('<div class="nova-choice dock" role="status"><p>{} {}</p><div class="nova-choice-buttons">{}</div>'
+                  '</div>').format(_tile_svg(board, first, second), text, buttons)
 
 
-def _tracks(view: dict[str, Any]) -> Markup:
+def _tracks(view: dict[str, Any], own: bool) -> Markup:
+    """The viewer's own track (`own`) or every other one."""
     board = _board(view)
     top = int(board.get("oben") or 18)
     marks = [int(x) for x in board.get("supernova_bei") or []]
@@ -364,6 +433,8 @@ def _tracks(view: dict[str, Any]) -> Markup:
         if player.get("sitz") == view.get("you"):
             mine = player.get("tafel")
     for index, track in enumerate(board.get("tafeln") or []):
+        if (index == mine) != own:
+            continue
         seats = track.get("sitze") or []
         who = " + ".join(_seat(view, s) for s in seats) or f"Tafel {index + 1}"
         weakest = set(track.get("schwaechste") or [])
@@ -393,7 +464,9 @@ def _tracks(view: dict[str, Any]) -> Markup:
         heading = who + (" – deine Tafel" if index == mine else "")
         parts.append(Markup('<section class="nova-track" aria-label="Tafel {}"><h3>{}</h3><ul>{}</ul></section>')
                      .format(who, heading, Markup("").join(rows)))
-    return Markup('<div class="nova-tracks">{}</div>').format(Markup("").join(parts))
+    if not parts:
+        return Markup("")
+    return Markup('<div class="nova-tracks{}">{}</div>').format(" own" if own else "", Markup("").join(parts))
 
 
 def _swap(view: dict[str, Any]) -> Markup:
@@ -424,13 +497,15 @@ def _signals(view: dict[str, Any]) -> Markup:
                 " partner" if who != "du" else "", icon, who, entry.get("text", "")))
     for entry in own.get("signale_erloschen") or []:
         if isinstance(entry, dict):
-            shown.append(Markup('<li class="signal gone">{}</li>').format(entry.get("text", "")))
+            gone = _named_text(view, str(entry.get("text", "")))
+            shown.append(Markup('<li class="signal gone">{}</li>').format(gone))
     listing = Markup('<ul class="signal-list">{}</ul>').format(Markup("").join(shown)) if shown else \
         Markup('<p class="muted">Keine Signale.</p>')
     team_log = view.get("team_log")
     last = ""
     if isinstance(team_log, dict):
-        texts = [e.get("text") for e in team_log.get("last_effects") or [] if isinstance(e, dict) and e.get("text")]
+        texts = [phrase(e, view) or _named_text(view, str(e["text"])) for e in team_log.get("last_effects") or []
+                 if isinstance(e, dict) and e.get("text")]
         last = " ".join(str(t) for t in texts)
     last_line = Markup('<p class="signal-last">Zuletzt: {}</p>').format(last) if last else Markup("")
     moves = [m for m in view.get("legal_moves") or [] if isinstance(m, dict) and "signal" in m]
@@ -517,13 +592,27 @@ def render(view: dict[str, Any]) -> Markup:
 
 def render_choice(view: dict[str, Any], params: dict[str, str]) -> Markup:
     """The board in a state of a choice (the shell's `GET /spiel/{id}/brett?…`); `render` is the plain state."""
-    board = _board(view)
     choice = _parse_choice(view, params) if _may_choose(view) else {"cells": {}, "tile": None}
+    return _draw(view, choice, _marks(view, arriving=not params))
+
+
+ZOOM = Markup('<label class="nova-zoom"><input type="checkbox" id="nova-zoom" hx-preserve="true"> Karte vergrößern'
+              '</label>')
+"""On a phone (only there is it shown) the map at twice the width in its own scrolling box, so each cell is a
+target of 44 px even on the 169 cells of four players (the rule book's zoom); kept across redraws (hx-preserve)."""
+
+
+def _draw(view: dict[str, Any], choice: dict[str, Any], marks: dict[str, Any], extra: str = "") -> Markup:
+    """The map first (at the board's top), beside it on a desktop (below it on a phone) the notes, the swap offer,
+    the rack and the own track; then the team's signals, the other tracks and the facts."""
+    board = _board(view)
     size = len(_coords(board))
-    return Markup('<div class="board nova nova-{}" data-cells="{}">{}<div class="nova-main"><div class="nova-left">'
-                  '{}{}</div><div class="nova-right">{}{}{}{}</div></div>{}</div>').format(
-        size, size, _phase_line(view), _map(view, choice), _legend(board),
-        _swap(view), _rack(view, choice), _signals(view), _tracks(view), _facts(view))
+    return Markup('<div class="board nova nova-{}{}" data-cells="{}" data-n="{}"><div class="nova-main">'
+                  '<div class="nova-left"><div class="nova-mapbox">{}</div>{}</div>'
+                  '<div class="nova-right">{}{}{}{}{}{}{}</div>{}</div></div>').format(
+        size, extra, size, view.get("n", ""), _map(view, choice, marks), ZOOM,
+        _phase_line(view), _swap(view), _rack(view, choice), _tracks(view, own=True), _signals(view),
+        _tracks(view, own=False), _facts(view), _legend(board))
 
 
 def _may_choose(view: dict[str, Any]) -> bool:
@@ -563,3 +652,191 @@ def move_label(move: dict[str, Any], view: dict[str, Any]) -> str:
         return (f"{_name(board, str(stein[0]))} auf Feld {cell}, {_name(board, str(stein[1]))} auf Feld "
                 f"{partner if partner is not None else '?'}")
     return json.dumps(move, ensure_ascii=False)
+
+
+# ---- what the board declares for the game page (docs/services/web.md) -----------------------------------------
+
+PLATZ = re.compile(r"\bPlatz (\d+)\b")
+
+
+def _named_text(view: dict[str, Any], text: str) -> str:
+    """A recorded text with "Platz 2" (a seat, in the rule module's words) replaced by the seat's name."""
+    seats = len(view.get("seats") or [])
+
+    def name(match: re.Match[str]) -> str:
+        seat = int(match.group(1)) - 1
+        return _seat(view, seat) if 0 <= seat < seats else match.group(0)
+    return PLATZ.sub(name, text)
+
+
+def _points(value: int) -> str:
+    return f"{value} Punkt" if abs(value) == 1 else f"{value} Punkte"
+
+
+def _weakest(view: dict[str, Any], seat: Any) -> tuple[str, int] | None:
+    """A seat's weakest colour (the first in colour order among equals) and its value: what the game ranks by."""
+    board = _board(view)
+    players = {p.get("sitz"): p for p in board.get("spieler") or [] if isinstance(p, dict)}
+    tracks = board.get("tafeln") or []
+    index = (players.get(seat) or {}).get("tafel")
+    if not isinstance(index, int) or not 0 <= index < len(tracks):
+        return None
+    values = {colour: int((tracks[index].get("werte") or {}).get(colour, 0)) for colour in COLOURS}
+    low = min(values.values())
+    return next(colour for colour in COLOURS if values[colour] == low), low
+
+
+def prompt(view: dict[str, Any]) -> str | None:
+    """What to do now, in the game's words, while the viewer has to decide (a signal alone is no turn)."""
+    if not _my_turn(view) or view.get("status") == "ended":
+        return None
+    board = _board(view)
+    if board.get("phase") == "tauschen":
+        return "Kein Doppelstern deiner Bank hat deine schwächste Farbe: tausche alle oder behalte sie"
+    if board.get("bonuszuege"):
+        return "Supernova! Lege einen Bonusstein: wähle ihn in deiner Bank, dann zwei freie Nachbarfelder"
+    return "Lege einen Doppelstern: wähle ihn in deiner Bank, dann zwei freie Nachbarfelder"
+
+
+def seat_scores(view: dict[str, Any]) -> list[str | None]:
+    """Per seat the value the game ranks by: its (team's) weakest colour, "schwächste: Riese 4"."""
+    result: list[str | None] = []
+    board = _board(view)
+    for seat in range(len(view.get("seats") or [])):
+        weakest = _weakest(view, seat)
+        result.append(None if weakest is None else f"schwächste: {_name(board, weakest[0])} {weakest[1]}")
+    return result
+
+
+def last_move_lines(view: dict[str, Any]) -> list[str]:
+    """One line per opponent with a last turn: "Computer 1: Komet–Nebel (Komet +3 · Nebel +1), Supernova Komet"."""
+    board = _board(view)
+    lines = []
+    for seat, entry in enumerate(view.get("last_moves") or []):
+        if seat == view.get("you") or not isinstance(entry, dict):
+            continue
+        parts = []
+        for effect in entry.get("effects") or []:
+            if not isinstance(effect, dict):
+                continue
+            key, params = effect.get("key"), effect.get("params") or {}
+            if key == "speednova.legen":
+                colours = [_name(board, str(c)) for c in params.get("stein") or []]
+                points = {str(k): v for k, v in (params.get("punkte") or {}).items() if isinstance(v, int) and v}
+                gain = " · ".join(f"{_name(board, c)} +{v}" for c, v in points.items()) or "keine Punkte"
+                parts.append(f"{'–'.join(colours)} ({gain})")
+            elif key == "speednova.supernova":
+                parts.append(f"Supernova {_name(board, str(params.get('farbe')))}")
+            elif key == "speednova.tauschen":
+                parts.append("tauscht die ganze Bank")
+            elif key == "speednova.behalten":
+                parts.append("behält die Bank")
+        if parts:
+            lines.append(f"{_seat(view, seat)}: {', '.join(parts)}")
+    return lines
+
+
+def _preview_body(preview: Any) -> dict[str, Any]:
+    if isinstance(preview, dict) and isinstance(preview.get("preview"), dict):
+        return dict(preview["preview"])
+    return dict(preview) if isinstance(preview, dict) else {}
+
+
+def preview_line(move: Any, preview: Any, view: dict[str, Any]) -> str:
+    """The move's gain in one line: "+5 Punkte: Komet +3, Nebel +2", the weakest colour, a Supernova, lost points."""
+    board = _board(view)
+    body = _preview_body(preview)
+    if isinstance(move, dict) and move.get("zurueck"):  # "Zurück": the platform's undo, not a move of the game
+        return "Deinen letzten Zug zurücknehmen"
+    if isinstance(move, dict) and "tauschen" in move:
+        count = len((board.get("du") or {}).get("bank") or [])
+        if not move["tauschen"]:
+            return "Du behältst deine Bank."
+        return ("Du legst deinen Doppelstern zurück in den Beutel und ziehst einen neuen." if count == 1 else
+                f"Du legst alle {count} Doppelsterne zurück in den Beutel und ziehst neue.")
+    if isinstance(move, dict) and "signal" in move:
+        text = (body.get("text") or {}).get("text") if isinstance(body.get("text"), dict) else None
+        return str(text) if text else move_label(move, view)
+    points = {str(k): int(v) for k, v in (body.get("punkte") or {}).items() if isinstance(v, int)}
+    raw = {str(k): int(v) for k, v in (body.get("roh") or {}).items() if isinstance(v, int)}
+    total = sum(points.values())
+    shown = [f"{_name(board, c)} +{v}" for c, v in points.items() if v]
+    line = f"+{_points(total)}: {', '.join(shown)}" if total else "Keine Punkte"
+    lost = [f"{_name(board, c)} {v - points.get(c, 0)}" for c, v in raw.items() if v > points.get(c, 0)]
+    if lost:
+        line += f" ({'verfällt' if len(lost) == 1 and raw else 'verfallen'}: {', '.join(lost)} über der Spitze)"
+    weakest = _weakest(view, view.get("you"))
+    if weakest is not None and points.get(weakest[0]):
+        line += f"; hebt deine schwächste Farbe {_name(board, weakest[0])} auf {weakest[1] + points[weakest[0]]}"
+    for nova in body.get("supernova") or []:
+        if isinstance(nova, dict):
+            line += f"; Supernova {_name(board, str(nova.get('farbe')))}: du legst sofort noch einen Stein"
+    if body.get("sechserlinie"):
+        line += "; eine Sechserlinie"
+    return line
+
+
+def render_ghost(view: dict[str, Any], move: Any, preview: Any) -> Markup:
+    """The board with the move on it: the double star's two halves as ghosts on their cells (with the cells'
+    numbers, which the move's words name), the cells of the lines it scores marked."""
+    if isinstance(move, dict) and move.get("signal") == "frei" and isinstance(move.get("feld"), int):
+        return _draw(view, {"cells": {}, "tile": None}, {**_marks(view, arriving=False), "target": {move["feld"]}},
+                     " ghosted")
+    if not (isinstance(move, dict) and isinstance(move.get("stein"), list) and len(move["stein"]) == 2):
+        return render(view)
+    neighbours = _neighbour_table(_board(view))
+    cell, direction = move.get("feld"), move.get("richtung")
+    if not (isinstance(cell, int) and isinstance(direction, int) and 0 <= cell < len(neighbours)
+            and 0 <= direction < 6 and neighbours[cell][direction] is not None):
+        return render(view)
+    partner = neighbours[cell][direction]
+    assert partner is not None
+    ghost = {cell: str(move["stein"][0]), partner: str(move["stein"][1])}
+    scoring = set()
+    for half in _preview_body(preview).get("haelften") or []:
+        for line in (half.get("linien") or []) if isinstance(half, dict) else []:
+            scoring |= {int(c) for c in line.get("felder") or [] if isinstance(c, int)}
+    marks = {**_marks(view, arriving=False), "ghost": ghost, "scoring": scoring}
+    return _draw(view, {"cells": {}, "tile": None}, marks, " ghosted")
+
+
+def phrase(effect: Any, view: dict[str, Any]) -> str | None:
+    """The board's German for a recorded effect that reads wrong: seats by name (the rule module writes "Platz 2"),
+    numbers that agree ("1 Doppelstern passt", "den 1 Stein"); None where the recorded text is right."""
+    if not isinstance(effect, dict) or not isinstance(effect.get("text"), str):
+        return None
+    key, params, text = str(effect.get("key")), effect.get("params") or {}, str(effect["text"])
+    fixed = text
+    if key == "speednova.endwarnung" and params.get("passen_noch") == 1:
+        fixed = ("Nur noch etwa eine Runde: 1 Doppelstern passt noch auf die Karte. Jetzt ist die letzte "
+                 "Gelegenheit, die schwächste Farbe zu retten.")
+    elif key == "speednova.tauschen" and params.get("anzahl") == 1:
+        fixed = (f"Platz {params.get('platz')} legt den letzten Stein der Bank zurück in den Beutel und zieht "
+                 "einen neuen.")
+    elif key == "speednova.tausch_vorschau" and "alle 1 Steine" in text:
+        fixed = "Du legst deinen Stein zurück in den Beutel und ziehst einen neuen."
+    fixed = _named_text(view, fixed)
+    return None if fixed == text else fixed
+
+
+THUMB_STARS = {0: "komet", 1: "komet", 2: "nebel", 5: "riese", 6: "riese", 7: "pulsar", 9: "quasar", 12: "zwerg",
+               13: "zwerg", 15: "nebel", 16: "quasar", 18: "pulsar"}
+THUMB_FILLS = {"komet": "#f28e2b", "nebel": "#b07cc6", "riese": "#e15759", "zwerg": "#edc948", "pulsar": "#4e9ad8",
+               "quasar": "#59a14f"}
+
+
+def thumbnail() -> Markup:
+    """A small Speednova map (19 cells) in the board's style: dark sky, stars in their colours and shapes."""
+    coords = [(q, r) for r in range(-2, 3) for q in range(-2, 3) if -2 <= q + r <= 2]
+    cells = []
+    for index, (q, r) in enumerate(coords):
+        x, y = _centre(q, r)
+        colour = THUMB_STARS.get(index)
+        fill = THUMB_FILLS.get(colour or "", "#eef1f6")
+        shape = Markup('<g fill="{}" stroke="#111" stroke-width="1.1" stroke-linecap="round">{}</g>').format(
+            "#111" if colour == "zwerg" else "none", _shape(colour, x, y, SIZE * .62)) if colour else Markup("")
+        cells.append(Markup('<polygon points="{}" fill="{}" stroke="#10162b" stroke-width=".6"/>{}').format(
+            _hex_points(x, y), fill, shape))
+    return Markup('<svg class="thumb thumb-speednova" viewBox="-46 -41 92 82" role="img" '
+                  'aria-label="Speednova: eine Sternenkarte aus Sechsecken"><rect x="-46" y="-41" width="92" '
+                  'height="82" rx="6" fill="#10162b"/>{}</svg>').format(Markup("").join(cells))
