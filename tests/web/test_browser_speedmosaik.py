@@ -6,7 +6,6 @@ move, with a colour or star space picked and its targets shown where that move i
 from __future__ import annotations
 
 import time
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -172,10 +171,6 @@ def test_a_take_on_the_board_by_keyboard_alone(browser: Any, web_platform: WebPl
         context.close()
 
 
-TABLE_SERVES_LAST_MOVES = any("last_moves" in path.read_text() for path in Path("services/table").rglob("*.py"))
-"""Whether the table's view carries each seat's last turn (issue 35; the board marks the others' from it)."""
-
-
 def _measure(page: Any) -> dict[str, float]:
     """What a player sees of the board at the page's width: where the own board starts below the board's top, the
     smallest tile or space of the own board (its shorter side, px), how wide the page is."""
@@ -220,9 +215,8 @@ def test_the_board_looks_like_its_game_at_both_widths(browser: Any, web_platform
             page.wait_for_function("n => Number(document.querySelector('#game .status').dataset.n) > n + 1",
                                    arg=before, timeout=30_000)
             assert _my_turn(page)
-            if TABLE_SERVES_LAST_MOVES:
-                marked = page.locator(f"{BOARD} .mz-player:not(.mz-mine) .last, {BOARD} .mz-display.last")
-                assert marked.count() >= 1 and marked.first.is_visible()
+            marked = page.locator(f"{BOARD} .mz-player:not(.mz-mine) .last, {BOARD} .mz-display.last")
+            assert marked.count() >= 1 and marked.first.is_visible()
             page.set_viewport_size(PHONE)
             phone = _measure(page)
             assert phone["width"] <= PHONE["width"], phone  # nothing wider than the phone

@@ -7,16 +7,12 @@ from __future__ import annotations
 
 import re
 import time
-from pathlib import Path
 from typing import Any
 
 from tests.web.browsing import kept_on_failure, new_player, shoot, shown_n, start_solo
 from tests.web.conftest import WebPlatform
 
 GAME_SECONDS = 230
-TABLE_SENDS_LAST_MOVES = "last_moves" in (Path(__file__).parents[2] / "services/table/views.py").read_text()
-"""The view's `last_moves`, which the board marks, comes with the table's part of issue 35 (the coordinator's);
-until then the island has nothing to mark."""
 STEP_MS = 20_000
 
 
@@ -248,8 +244,7 @@ def test_a_speedspore_game_against_computers_is_played_to_the_end_on_the_island(
         assert done["discard"] >= 1 and reasons, done  # by clicking cards, after the rule's reason
         assert done["undo"] == 1, done
         assert re.search(r"Computer \d: (ja|nein|Gegenangebot|nimmt|lehnt)", answers), answers
-        if TABLE_SENDS_LAST_MOVES:
-            assert marked, "no opponent's last turn was marked on the island"
+        assert marked, "no opponent's last turn was marked on the island"
         assert not [text for text in console if "Content Security Policy" in text], console
         print(f"\nspeedspore in the browser: {done}, {time.monotonic() - started:.1f} s")
     finally:
