@@ -67,7 +67,9 @@ def play(rules: str, config: dict[str, Any], seats: int, seed: int, steps: int) 
     engine = registry.engine(rules)
     position = engine.start(engine.normalize_config(config, seats), seats, bytes([seed]) * 32)
     rng = random.Random(seed)
-    n, last, effects = 1, [None] * seats, []
+    n = 1
+    last: list[dict[str, Any] | None] = [None] * seats
+    effects: list[dict[str, Any]] = []
     for index in range(2000):
         over = engine.is_over(position)
         if over or index % steps == 0:

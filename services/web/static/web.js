@@ -234,6 +234,11 @@
   document.addEventListener("DOMContentLoaded", function () {
     showSettings();
     follow();
+    // Beside the board (a desktop) the menu stands open; on a phone, below the board, it starts closed.
+    var menu = document.querySelector("details.menu");
+    if (menu && window.matchMedia && window.matchMedia("(min-width: 60rem)").matches) {
+      menu.open = true;
+    }
   });
   document.addEventListener("htmx:afterSettle", follow);
   document.addEventListener("htmx:sseMessage", follow);
