@@ -88,11 +88,15 @@ def shown_n(page: Any) -> int:
 
 MOVE_OR_END = (
     "() => { if (document.querySelector('#game .end, #game button.move')) return true;"
-    " const s = document.querySelector('#game .status'); const b = document.querySelector('#board .board[data-n]');"
-    " return !!(s && b && b.dataset.n === s.dataset.n"
-    " && b.querySelector('button[data-pick], button[hx-post]:not([hidden])')); }")
-"""The page offers this player a move (among "Deine Züge", or on a board drawn for the state the page shows:
-a pick or a move button) or shows the end."""
+    " const s = document.querySelector('#game .status'); const b = document.querySelector('#board .board');"
+    " if (!s || !b) return false;"
+    " if (b.dataset.n !== undefined ? b.dataset.n !== s.dataset.n : (document.getElementById('board').dataset.n"
+    " !== s.dataset.n || !(s.dataset.turn || s.dataset.answer))) return false;"
+    " return !!b.querySelector('button[data-pick], button[hx-post]:not([hidden]), [role=button][hx-post],"
+    " button[hx-get*=\"/brett\"], input.koi-pick'); }")
+"""The page offers this player a move (among "Deine Züge", or on a board drawn for the state the page shows: the
+board's own `data-n`, or else the one web.js keeps on `#board` while the shell says the player may act; a pick,
+a move button, a marked place, a tile to choose) or shows the end."""
 
 
 def wait_for_a_move(page: Any, timeout: float = 30_000) -> bool:

@@ -9,14 +9,24 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from tests.web.browsing import MOVED_OR_ASKED, kept_on_failure, new_player, shown_n, start_solo, wait_for_a_move
+from tests.web.browsing import (
+    MOVED_OR_ASKED,
+    kept_on_failure,
+    new_player,
+    shoot,
+    shown_n,
+    start_solo,
+    wait_for_a_move,
+)
 from tests.web.conftest import WebPlatform
 from tests.web.test_game_page import assert_player_text
 
 WIDE = {"width": 1280, "height": 800}
 NARROW = {"width": 360, "height": 740}
 STEP_MS = 20_000
+CLICK_MS = 6_000
 GAMES = [("speedmosaik", {"Werkstatt": "Kachelwand"}), ("speedmosaik", {"Werkstatt": "Kirchenfenster"}),
          ("speedmosaik", {"Werkstatt": "Sternpavillon"}), ("speednova", {}), ("speedkoi", {}), ("speedspore", {})]
 BOARD_TOP = "() => document.getElementById('board').getBoundingClientRect().top + window.scrollY"
@@ -29,34 +39,49 @@ LOW_CONTROLS = (f"() => Array.from(document.querySelectorAll('{SHELL_CONTROLS}')
 def click_a_move(page: Any) -> None:
     """Make a move on the board as a player does, whatever the board asks for: a colour and its target
     (Speedmosaik), a lantern and its target (Speedkoi), a move button or a marked place (all boards), a tile and
-    its cells (Speednova, drawn afresh by the server for each step)."""
+    its cells (Speednova, drawn afresh by the server for each step). A board the live stream redraws under the
+    click (the computer's last move arriving) is looked at afresh."""
+    for attempt in range(3):
+        try:
+            _click_a_move(page)
+            return
+        except PlaywrightTimeout:
+            if attempt == 2:
+                raise
+            page.wait_for_timeout(500)
+
+
+def _click_a_move(page: Any) -> None:
     board = page.locator("#board")
     for _ in range(4):
         picks = board.locator("button[data-pick]:visible")
         lanterns = board.locator("label.koi-pickcard")
-        moves = board.locator(':is(button, [role="button"])[hx-post*="/vorschau"]:visible')
+        moves = board.locator('[hx-post*="/vorschau"]:not(form):visible')
         steps = board.locator('[hx-get*="/brett"]:visible')
         if picks.count():
             pick = picks.last
-            pick.click(timeout=STEP_MS)
+            pick.click(timeout=CLICK_MS)
             board.locator(f'button[data-pick-for="{pick.get_attribute("data-pick")}"]:visible').first.click(
                 timeout=STEP_MS)
             return
         if lanterns.count():
-            lanterns.first.click(timeout=STEP_MS)
-            board.locator("button.koi-act.koi-target:visible").first.click(timeout=STEP_MS)
+            lanterns.first.click(timeout=CLICK_MS)
+            board.locator("button.koi-act.koi-target:visible").first.click(timeout=CLICK_MS)
             return
         if moves.count():
-            moves.first.click(timeout=STEP_MS)
+            moves.first.click(timeout=CLICK_MS)
             return
         if steps.count():
             html = board.inner_html()
-            steps.first.click(timeout=STEP_MS)
+            urls = steps.evaluate_all("els => els.map(e => e.getAttribute('hx-get').length)")
+            steps.nth(urls.index(max(urls))).click(timeout=CLICK_MS)  # the choice's next step: the longest
             page.wait_for_function("h => document.getElementById('board').innerHTML !== h", arg=html,
                                    timeout=STEP_MS)
             continue
         break
-    raise AssertionError("no move to click on the board")
+    raise AssertionError("no move to click on the board: " + page.evaluate(
+        "() => document.querySelector('#game .status').outerHTML + document.getElementById('board').outerHTML"
+        ".slice(0, 300) + ' preview: ' + document.getElementById('preview').innerText"))
 
 
 def _check_first_screen(page: Any, game: str) -> None:
@@ -91,6 +116,7 @@ def test_the_game_page_shell(browser: Any, web_platform: WebPlatform, game: str,
             start_solo(page, game, settings)
             assert wait_for_a_move(page, timeout=60_000)
             _check_first_screen(page, game)
+            shoot(page, f"{name}-turn")
 
             # "Züge bestätigen" is off (the default): a click on the board makes the move; only a preview that
             # warns asks, with the warning in the bar.
@@ -126,6 +152,7 @@ def test_the_game_page_shell(browser: Any, web_platform: WebPlatform, game: str,
             assert bar.get_by_role("button", name="Abbrechen").is_visible()
             assert_player_text(page.locator("#preview").inner_html(), f"{game} bar")
             assert_player_text(page.locator("#board").inner_html(), f"{game} board with the move")
+            shoot(page, f"{name}-bar")
             page.set_viewport_size(NARROW)  # on a phone the bar sits at the bottom of the screen
             box = bar.bounding_box()
             assert box is not None and box["y"] + box["height"] >= NARROW["height"] - 12, box
@@ -135,7 +162,7 @@ def test_the_game_page_shell(browser: Any, web_platform: WebPlatform, game: str,
             page.locator("#preview button.confirm").click(timeout=STEP_MS)
             page.wait_for_function("n => Number(document.querySelector('#game .status').dataset.n) > n",
                                    arg=before, timeout=STEP_MS)
-            assert not page.locator("#preview > *").count()
+            page.wait_for_function("() => !document.querySelector('#preview > *')", timeout=STEP_MS)  # closed
 
             # Both settings are remembered (this browser), the tone was asked for when the turn came back.
             page.reload()

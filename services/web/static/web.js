@@ -242,6 +242,28 @@
   });
   document.addEventListener("htmx:afterSettle", follow);
   document.addEventListener("htmx:sseMessage", follow);
+
+  // #board's data-n: the event number of the state the board is drawn for. The live stream sends the game part
+  // first, then the board; a move's answer brings both at once. (Tests wait for it; a board may carry its own.)
+  function stamp() {
+    var board = document.getElementById("board");
+    var status = document.querySelector("#game .status[data-n]");
+    if (board && status) {
+      board.setAttribute("data-n", status.getAttribute("data-n"));
+    }
+  }
+  document.addEventListener("DOMContentLoaded", stamp);
+  document.addEventListener("htmx:sseMessage", function (event) {
+    if (event.target && event.target.id === "board") {
+      stamp();
+    }
+  });
+  document.addEventListener("htmx:afterSettle", function (event) {
+    var target = event.detail && event.detail.target;
+    if (target && target.id === "game" && event.detail.xhr) {
+      stamp();
+    }
+  });
 })();
 
 // ---- replay: arrow keys step through a finished game (Pfeil links/rechts, Pos1, Ende) ----
