@@ -45,10 +45,14 @@ def click_a_move(page: Any) -> None:
         try:
             _click_a_move(page)
             return
-        except PlaywrightTimeout:
+        except (PlaywrightTimeout, NoMove):
             if attempt == 2:
                 raise
-            page.wait_for_timeout(500)
+            page.wait_for_timeout(700)
+
+
+class NoMove(AssertionError):
+    """The board offers nothing to click (it may have just been drawn afresh by the live stream)."""
 
 
 def _click_a_move(page: Any) -> None:
@@ -73,13 +77,13 @@ def _click_a_move(page: Any) -> None:
             return
         if steps.count():
             html = board.inner_html()
-            urls = steps.evaluate_all("els => els.map(e => e.getAttribute('hx-get').length)")
-            steps.nth(urls.index(max(urls))).click(timeout=CLICK_MS)  # the choice's next step: the longest
+            on_map = board.locator('svg [hx-get*="/brett"]:visible')  # a place on the map before a tile
+            (on_map if on_map.count() else steps).first.click(timeout=CLICK_MS)
             page.wait_for_function("h => document.getElementById('board').innerHTML !== h", arg=html,
                                    timeout=STEP_MS)
             continue
         break
-    raise AssertionError("no move to click on the board: " + page.evaluate(
+    raise NoMove("no move to click on the board: " + page.evaluate(
         "() => document.querySelector('#game .status').outerHTML + document.getElementById('board').outerHTML"
         ".slice(0, 300) + ' preview: ' + document.getElementById('preview').innerText"))
 
