@@ -109,15 +109,17 @@ def turn(view: dict[str, Any]) -> str:
     return ""
 
 
-def prompt(view: dict[str, Any]) -> str:
-    """What to do now, in the game's words (the board's `prompt`), else a plain German line."""
+def prompt(view: dict[str, Any], listed: bool | None = None) -> str:
+    """What to do now, in the game's words (the board's `prompt`), else a plain German line (`listed`: whether
+    the shell lists moves, when the caller knows it already)."""
     own = _declared(view, "prompt")
     said = own(view) if own is not None else None
     if isinstance(said, str) and said:
         return said
     if turn(view) == "answer":
         return "Du kannst auf ein Angebot antworten oder abwarten."
-    return "Wähle deinen Zug auf dem Brett." if not moves_of(view) else "Wähle einen deiner Züge."
+    listed = bool(moves_of(view)) if listed is None else listed
+    return "Wähle einen deiner Züge." if listed else "Wähle deinen Zug auf dem Brett."
 
 
 def waiting_line(view: dict[str, Any]) -> str:

@@ -233,10 +233,11 @@ def game_context(view: dict[str, Any], finished: dict[str, Any] | None = None) -
     turn = game_view.turn(view)
     end_rows = game_view.end_table(view, finished) if ended else []
     summary = (view.get("outcome") or {}).get("summary")
+    moves = game_view.moves_of(view)
     return {
-        "view": view, "board": board, "moves": game_view.moves_of(view), "you": you,
+        "view": view, "board": board, "moves": moves, "you": you,
         "strip": game_view.strip(view), "turn": turn,
-        "prompt": game_view.prompt(view) if turn else "",
+        "prompt": game_view.prompt(view, listed=bool(moves)) if turn else "",
         "waiting": "" if turn or ended else game_view.waiting_line(view),
         "last_lines": game_view.last_lines(view) if not ended else [],
         "my_turn": turn == "move",
