@@ -168,11 +168,13 @@ def test_the_game_page_shell(browser: Any, web_platform: WebPlatform, game: str,
                                    arg=before, timeout=STEP_MS)
             page.wait_for_function("() => !document.querySelector('#preview > *')", timeout=STEP_MS)  # closed
 
-            # Both settings are remembered (this browser), the tone was asked for when the turn came back.
+            # Each log line once (the live ones too), numbered by its event.
+            live = page.locator("#log li .log-n").all_inner_texts()
+            assert live and len(live) == len(set(live)) and all(n.isdigit() for n in live), live
+            # Both settings are remembered (this browser).
             page.reload()
             assert menu.get_by_label("Züge bestätigen").is_checked()
             assert menu.get_by_label("Ton, wenn du am Zug bist").is_checked()
-            # Each log line once, numbered by its event.
             numbers = page.locator("#log li .log-n").all_inner_texts()
             assert numbers and len(numbers) == len(set(numbers)) and all(n.isdigit() for n in numbers)
             assert_player_text(page.content(), f"{game} page after moves")
