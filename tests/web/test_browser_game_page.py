@@ -168,6 +168,9 @@ def test_the_game_page_shell(browser: Any, web_platform: WebPlatform, game: str,
                                    arg=before, timeout=STEP_MS)
             page.wait_for_function("() => !document.querySelector('#preview > *')", timeout=STEP_MS)  # closed
 
+            # The tone sounded when the turn came back to the player (web.js counts it on the body).
+            if wait_for_a_move(page, timeout=60_000):
+                page.wait_for_function("() => Number(document.body.dataset.beeps || 0) >= 1", timeout=STEP_MS)
             # Each log line once (the live ones too), numbered by its event.
             live = page.locator("#log li .log-n").all_inner_texts()
             assert live and len(live) == len(set(live)) and all(n.isdigit() for n in live), live
