@@ -145,7 +145,9 @@ def test_the_game_page_shell(browser: Any, web_platform: WebPlatform, game: str,
 
             # On: the move bar, "Zug ausführen" focused, the move's gain in words; "Abbrechen" closes it.
             menu.get_by_label("Züge bestätigen").check()
+            assert not page.evaluate("() => Number(document.body.dataset.beeps || 0)")  # off by default
             menu.get_by_label("Ton, wenn du am Zug bist").check()
+            turns_before = page.evaluate("() => Number(document.body.dataset.turns || 0)")
             assert wait_for_a_move(page, timeout=60_000)
             page.wait_for_function("() => document.title.startsWith('▶ Dein Zug')")
             before = shown_n(page)
@@ -168,9 +170,12 @@ def test_the_game_page_shell(browser: Any, web_platform: WebPlatform, game: str,
                                    arg=before, timeout=STEP_MS)
             page.wait_for_function("() => !document.querySelector('#preview > *')", timeout=STEP_MS)  # closed
 
-            # The tone sounded when the turn came back to the player (web.js counts it on the body).
-            if wait_for_a_move(page, timeout=60_000):
-                page.wait_for_function("() => Number(document.body.dataset.beeps || 0) >= 1", timeout=STEP_MS)
+            # The tone sounded each time the turn came back to the player since it was switched on, never before
+            # (web.js counts both on the body).
+            assert wait_for_a_move(page, timeout=60_000)
+            turns = page.evaluate("() => Number(document.body.dataset.turns || 0)")
+            assert page.evaluate("() => Number(document.body.dataset.beeps || 0)") == turns - turns_before > 0 \
+                or turns == turns_before
             # Each log line once (the live ones too), numbered by its event.
             live = page.locator("#log li .log-n").all_inner_texts()
             assert live and len(live) == len(set(live)) and all(n.isdigit() for n in live), live
