@@ -62,6 +62,7 @@ def test_a_new_player_plays_a_game_against_a_computer_to_the_end_by_clicking(bro
         assert [cell.inner_text() for cell in rows.locator("td:first-child").all()] in (["1.", "2."], ["1.", "1."])
         assert "Platz 1" not in end.inner_text() and "Platz 2" not in end.inner_text()
         assert page.title() == "Speedmosaik – Speed"  # no "Dein Zug" after the end
+        assert page.locator("#menu-leave button").count() == 0  # the menu lost "Partie verlassen" live
         # Every computer move arrived through the live stream: the page was never loaded again.
         assert page.evaluate("window.speedMarker") == "no reload"
         assert moves >= 5

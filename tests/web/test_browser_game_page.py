@@ -104,6 +104,7 @@ def _check_first_screen(page: Any, game: str) -> None:
         page.set_viewport_size(size)
         page.evaluate("window.scrollTo(0, 0)")
         top = page.evaluate(BOARD_TOP)
+        print(f"\n{game}: the board's top {top:.0f} px at {size['width']}×{size['height']} (at most {limit})")
         assert top <= limit, (size, top)
         assert page.evaluate("document.documentElement.scrollWidth") <= size["width"], size
         assert banner.is_visible()
