@@ -117,7 +117,7 @@ def prompt(view: dict[str, Any], listed: bool | None = None) -> str:
     if isinstance(said, str) and said:
         return said
     if turn(view) == "answer":
-        return "Du kannst auf ein Angebot antworten oder abwarten."
+        return "Du kannst jetzt antworten, musst aber nicht."
     listed = bool(moves_of(view)) if listed is None else listed
     return "Wähle einen deiner Züge." if listed else "Wähle deinen Zug auf dem Brett."
 
