@@ -207,3 +207,20 @@ def test_the_move_bar_answers_without_a_ghost_and_the_live_part_carries_the_menu
     first = page_of(view)
     assert first.count('id="menu-leave"') == 1 and "hx-swap-oob" not in first.split('id="board"')[0].split(
         '<div id="game"')[0]
+
+
+def test_the_shell_styles_every_board_alike() -> None:
+    """The seats' colours and shapes, the last move's outline, pieces that arrive (none with reduced motion), the
+    phone's bottom bar for the move bar and any `.dock` panel: in the shell's part of the style sheet."""
+    from pathlib import Path
+
+    css = (Path(__file__).resolve().parents[2] / "services" / "web" / "static" / "web.css").read_text()
+    shell = css[css.index("/* ---- game page shell ---- */"):css.index("/* ---- speednova board ---- */")]
+    assert all(f"--seat-{seat}:" in shell for seat in range(4))
+    assert all(f".chip.{shape}" in shell for shape in game_view.SEAT_SHAPES)
+    assert ".board .last" in shell and ".board .arrive" in shell and "speed-arrive .22s" in shell
+    reduced = shell[shell.index("prefers-reduced-motion"):]
+    assert "animation: none" in reduced[:120]
+    phone = shell[shell.index("@media (max-width: 30rem)"):]
+    assert "#preview:has(> *), .board .dock { position: fixed;" in phone and "bottom: 0" in phone
+    assert "min-height: 2.75rem" in phone  # 44 px
