@@ -189,3 +189,27 @@ def test_the_game_page_shell(browser: Any, web_platform: WebPlatform, game: str,
             assert_player_text(page.content(), f"{game} page after moves")
     finally:
         context.close()
+
+
+def test_a_table_of_four_keeps_the_board_near_the_top(browser: Any, web_platform: WebPlatform) -> None:
+    """Four seats (Speedspore against three computers): every seat in the strip, each computer with its level,
+    and the board's top still within the limits at both widths."""
+    context, page = new_player(browser, web_platform, "Quirin", confirm_moves=False, viewport=WIDE)
+    try:
+        with kept_on_failure(page, "shell-four"):
+            start_solo(page, "speedspore", {}, opponents="3")
+            assert wait_for_a_move(page, timeout=60_000)
+            strip = page.locator("#game .strip li")
+            assert strip.count() == 4
+            assert [strip.nth(i).locator(".seat-kind").get_attribute("title") for i in range(1, 4)] == [
+                "Computer, Stufe normal"] * 3
+            assert [strip.nth(i).locator(".chip").get_attribute("class") for i in range(4)] == [
+                "chip circle", "chip square", "chip triangle", "chip diamond"]
+            for size, limit in ((WIDE, 160), (NARROW, 200)):
+                page.set_viewport_size(size)
+                top = page.evaluate(BOARD_TOP)
+                print(f"\nfour seats: the board's top {top:.0f} px at {size['width']}×{size['height']}")
+                assert top <= limit, (size, top)
+                assert page.evaluate("document.documentElement.scrollWidth") <= size["width"]
+    finally:
+        context.close()

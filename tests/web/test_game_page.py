@@ -137,6 +137,7 @@ def test_the_strip_shows_every_seat_with_du_clock_turn_level_and_left() -> None:
     assert "Du bist am Zug" in page and "kann antworten" in page and "hat verlassen" in page
     assert "dürfen handeln" not in page and "Platz 1" not in page and "Platz 2" not in page
     assert page.count('class="clock"') == 2
+    assert 'title="Computer, Stufe stark">stark</small>' in page
 
 
 def test_the_banner_waits_for_the_others_and_says_so_by_name() -> None:
