@@ -95,12 +95,17 @@ def strip(view: dict[str, Any]) -> list[dict[str, Any]]:
     return rows
 
 
+def has_left(view: dict[str, Any]) -> bool:
+    """Whether the viewer's seat was left (the computer plays on for it)."""
+    you, seats = view.get("you"), view.get("seats") or []
+    return isinstance(you, int) and 0 <= you < len(seats) and bool(seats[you].get("left"))
+
+
 def turn(view: dict[str, Any]) -> str:
     """The viewer's part now: "move" (must decide: the banner "Du bist am Zug"), "answer" (may act without having
     to, e.g. answer an offer), "" otherwise (waiting, a spectator, the end, a seat that left)."""
     you = view.get("you")
-    seats = view.get("seats") or []
-    if you is None or view.get("status") != "running" or (0 <= you < len(seats) and seats[you].get("left")):
+    if you is None or view.get("status") != "running" or has_left(view):
         return ""
     if you in (view.get("to_move") or []):
         return "move"

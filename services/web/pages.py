@@ -245,7 +245,7 @@ def game_context(view: dict[str, Any], finished: dict[str, Any] | None = None) -
         "ended": ended,
         "end_rows": end_rows, "result": game_view.result(view, end_rows) if ended else {},
         "summary": game_view.phrase(summary, view) if summary else "",
-        "left": you is not None and bool(((view.get("seats") or [{}] * (you + 1))[you] or {}).get("left")),
+        "left": game_view.has_left(view),
         "pot_line": game_view.pot_line(finished),
         "again": _again(view),
         # A solo mode's game (daily, campaign): "Nochmal" in the same mode, the campaign's next stage once won.
