@@ -1,22 +1,154 @@
-"""What the game page shows besides the board, from the seat's view alone: whose turn, clocks, the moves with
-their words, "Zurück", the end table; and the log lines of the game's events. Pure functions, no I/O."""
+"""What the game page shows besides the board, from the seat's view alone: the player strip (names, colours,
+scores, clocks, whose turn), the turn banner, the opponents' last moves, the moves with their words, "Zurück", the
+end banner and table; and the log lines of the game's events. Pure functions, no I/O.
+
+The board's optional declarations (docs/services/web.md, "What a board declares for the game page") are called
+here through `getattr`, each with a plain fallback, so every board works whether it declares them or not."""
 
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Callable
 from typing import Any
 
 from services.web.boards import renderer_for
 
 STATUS_WORDS = {"running": "läuft", "ending": "wird gewertet", "ended": "beendet"}
 KIND_WORDS = {"human": "Mensch", "bot": "Computer"}
+LEVEL_WORDS = {"easy": "leicht", "normal": "normal", "strong": "stark"}
+SEAT_SHAPES = ("circle", "square", "triangle", "diamond")
+"""The seats' shapes in seat order (their colours are the CSS variables --seat-0 … --seat-3)."""
+_SEAT_WORD = re.compile(r"\bPlatz (\d{1,2})\b")
 
 
 def seat_name(view: dict[str, Any], seat: int) -> str:
+    """The seat's name as the table has it (a guest's, a computer's "Computer 1")."""
     seats = view.get("seats") or []
-    if 0 <= seat < len(seats):
-        return str(seats[seat].get("name") or f"Platz {seat + 1}")
-    return f"Platz {seat + 1}"
+    if 0 <= seat < len(seats) and seats[seat].get("name"):
+        return str(seats[seat]["name"])
+    return f"Spieler {seat + 1}"
+
+
+def named(text: str, view: dict[str, Any]) -> str:
+    """A recorded text with "Platz N" (seat N, counted from 1) replaced by that seat's name."""
+    seats = view.get("seats") or []
+
+    def name(match: re.Match[str]) -> str:
+        seat = int(match.group(1)) - 1
+        return seat_name(view, seat) if 0 <= seat < len(seats) else match.group(0)
+
+    return _SEAT_WORD.sub(name, text)
+
+
+def _declared(view: dict[str, Any], name: str) -> Callable[..., Any] | None:
+    """The board's optional declaration `name` (a function), or None when the board has none."""
+    found = getattr(renderer_for(str(view.get("game", ""))), name, None)
+    return found if callable(found) else None
+
+
+def phrase(effect: Any, view: dict[str, Any]) -> str | None:
+    """One effect ({key, params, text}) in German for a player: the board's own words (`phrase`) where it has
+    them, else the recorded text with seats named by their names; None for what is no phrase (a sealed part)."""
+    text = phrase_text(effect)
+    if text is None:
+        return None
+    own = _declared(view, "phrase")
+    if own is not None:
+        said = own(effect, view)
+        if isinstance(said, str) and said:
+            return said
+    return named(text, view)
+
+
+def _clock_text(clock: dict[str, Any]) -> str:
+    seconds = int(clock.get("think_time") or 0) + int(clock.get("grace") or 0)
+    return f"{seconds // 60}:{seconds % 60:02d}"
+
+
+def strip(view: dict[str, Any]) -> list[dict[str, Any]]:
+    """The player strip: per seat its name ("Du" for the viewer), colour and shape, score (the board's
+    `seat_scores`), running clock, whether it is to move or may answer, left, computer level."""
+    seats = view.get("seats") or []
+    scores_of = _declared(view, "seat_scores")
+    scores = list(scores_of(view) or []) if scores_of is not None else []
+    clocks = {clock.get("seat"): clock for clock in view.get("clocks") or [] if isinstance(clock, dict)}
+    to_move, may_act = set(view.get("to_move") or []), set(view.get("may_act") or [])
+    you = view.get("you")
+    ended = view.get("status") == "ended"
+    rows = []
+    for index, seat in enumerate(seats):
+        clock = clocks.get(index)
+        level = seat.get("level") if seat.get("kind") == "bot" else None
+        rows.append({
+            "seat": index, "name": seat_name(view, index), "you": index == you,
+            "label": "Du" if index == you else seat_name(view, index),
+            "shape": SEAT_SHAPES[index % len(SEAT_SHAPES)], "colour": index % 4,
+            "score": scores[index] if index < len(scores) and scores[index] else None,
+            "clock": {"deadline": clock.get("deadline"), "text": _clock_text(clock)} if clock else None,
+            "turn": not ended and index in to_move,
+            "answer": not ended and index in may_act and index not in to_move,
+            "left": bool(seat.get("left")),
+            "bot": seat.get("kind") == "bot",
+            "level": LEVEL_WORDS.get(str(level), str(level)) if level else None,
+        })
+    return rows
+
+
+def has_left(view: dict[str, Any]) -> bool:
+    """Whether the viewer's seat was left (the computer plays on for it)."""
+    you, seats = view.get("you"), view.get("seats") or []
+    return isinstance(you, int) and 0 <= you < len(seats) and bool(seats[you].get("left"))
+
+
+def turn(view: dict[str, Any]) -> str:
+    """The viewer's part now: "move" (must decide: the banner "Du bist am Zug"), "answer" (may act without having
+    to, e.g. answer an offer), "" otherwise (waiting, a spectator, the end, a seat that left)."""
+    you = view.get("you")
+    if you is None or view.get("status") != "running" or has_left(view):
+        return ""
+    if you in (view.get("to_move") or []):
+        return "move"
+    if you in (view.get("may_act") or []):
+        return "answer"
+    return ""
+
+
+def prompt(view: dict[str, Any], listed: bool | None = None) -> str:
+    """What to do now, in the game's words (the board's `prompt`), else a plain German line (`listed`: whether
+    the shell lists moves, when the caller knows it already)."""
+    own = _declared(view, "prompt")
+    said = own(view) if own is not None else None
+    if isinstance(said, str) and said:
+        return said
+    if turn(view) == "answer":
+        return "Du kannst jetzt antworten, musst aber nicht."
+    listed = bool(moves_of(view)) if listed is None else listed
+    return "Wähle einen deiner Züge." if listed else "Wähle deinen Zug auf dem Brett."
+
+
+def waiting_line(view: dict[str, Any]) -> str:
+    """Whom the game waits for, while it is not the viewer's turn."""
+    names = [seat_name(view, seat) for seat in view.get("to_move") or [] if seat != view.get("you")]
+    if not names:
+        return ""
+    return f"{' und '.join(names)} {'ist' if len(names) == 1 else 'sind'} am Zug."
+
+
+def last_lines(view: dict[str, Any]) -> list[str]:
+    """One line per opponent with its latest turn: the board's `last_move_lines`, else the seat's name and the
+    effects of its entry in the view's `last_moves` (absent in older views: no lines then)."""
+    own = _declared(view, "last_move_lines")
+    if own is not None:
+        return [line for line in own(view) or [] if isinstance(line, str) and line]
+    lines = []
+    for index, entry in enumerate(view.get("last_moves") or []):
+        if index == view.get("you") or not isinstance(entry, dict):
+            continue
+        texts = [text for text in (phrase(effect, view) for effect in entry.get("effects") or []) if text]
+        if texts:
+            lines.append(f"{seat_name(view, index)}: {' · '.join(texts)}")
+    return lines
 
 
 def moves_of(view: dict[str, Any]) -> list[dict[str, str]]:
@@ -41,7 +173,7 @@ def end_table(view: dict[str, Any], finished: dict[str, Any] | None) -> list[dic
     for index, seat in enumerate(view.get("seats") or []):
         end = by_seat.get(index, {})
         rows.append({
-            "seat": index, "name": seat.get("name") or f"Platz {index + 1}",
+            "seat": index, "name": seat_name(view, index),
             "kind": KIND_WORDS.get(seat.get("kind"), seat.get("kind")),
             "place": places[index] if index < len(places) else None,
             "score": scores[index] if index < len(scores) else None,
@@ -50,7 +182,7 @@ def end_table(view: dict[str, Any], finished: dict[str, Any] | None) -> list[dic
             "badges": [badge.get("title") for badge in end.get("new_badges", [])],
             "taler": taler_cell(seat, index, (finished or {}).get("taler")),
             "rating": rating_cell(end.get("rating")),
-            "you": index == view.get("you"),
+            "you": index == view.get("you"), "shape": SEAT_SHAPES[index % len(SEAT_SHAPES)],
         })
     return sorted(rows, key=lambda row: (row["place"] if row["place"] is not None else 99, row["seat"]))
 
@@ -104,13 +236,15 @@ def phrase_text(item: Any) -> str | None:
     return None
 
 
-def log_entries(events: list[dict[str, Any]], limit: int = 200) -> list[dict[str, Any]]:
+def log_entries(events: list[dict[str, Any]], limit: int = 200,
+                view: dict[str, Any] | None = None) -> list[dict[str, Any]]:
     """The game's log as the seat may read it (`GET /games/{id}/events` with its token), newest first: each
-    event's German effect lines; others' private parts (sealed digests) are not shown."""
+    event's German effect lines (the board's words, seats by their names when `view` is given); others' private
+    parts (sealed digests) are not shown."""
     entries = []
     for event in events:
         data = event.get("data") or {}
-        texts = [text for text in (phrase_text(effect) for effect in data.get("effects") or []) if text]
+        texts = _texts(data.get("effects") or [], view)
         if event.get("type") == "GameStarted":
             texts = ["Die Partie beginnt."]
         elif event.get("type") == "GameEnded":
@@ -122,7 +256,133 @@ def log_entries(events: list[dict[str, Any]], limit: int = 200) -> list[dict[str
     return list(reversed(entries))[:limit]
 
 
-def live_entry(view: dict[str, Any]) -> dict[str, Any] | None:
-    """The log entry a live update adds: the view's `last_effects`."""
-    texts = [text for text in (phrase_text(effect) for effect in view.get("last_effects") or []) if text]
+def _texts(effects: list[Any], view: dict[str, Any] | None) -> list[str]:
+    if view is None:
+        return [text for text in (phrase_text(effect) for effect in effects) if text]
+    return [text for text in (phrase(effect, view) for effect in effects) if text]
+
+
+def is_move_view(view: dict[str, Any], before: dict[str, Any] | None) -> bool:
+    """Whether the view follows a move (its `last_effects` are that move's), not another event that leaves the
+    last move's effects in place (the end, a seat leaving, a team's signal): then its log line is new.
+
+    With `last_moves` the view says so itself (a seat's last move is the view's event); without, the effects
+    are compared with the view before."""
+    moves = view.get("last_moves")
+    if isinstance(moves, list) and any(isinstance(entry, dict) for entry in moves):
+        return any(isinstance(entry, dict) and entry.get("n") == view.get("n") for entry in moves)
+    if before is None:
+        return True
+    return bool(view.get("last_effects")) and view.get("last_effects") != before.get("last_effects")
+
+
+def live_entry(view: dict[str, Any], before: dict[str, Any] | None = None) -> dict[str, Any] | None:
+    """The log entry a live update adds: the view's `last_effects` when they are a new move's (each line once),
+    "Die Partie ist zu Ende." when the update is the end."""
+    if view.get("status") == "ended" and (before is None or before.get("status") != "ended"):
+        return {"n": view.get("n"), "texts": ["Die Partie ist zu Ende."]}
+    if not is_move_view(view, before):
+        return None
+    texts = _texts(view.get("last_effects") or [], view)
     return {"n": view.get("n"), "texts": texts} if texts else None
+
+
+# ---- the end banner ------------------------------------------------------------------------------------------
+
+def _points(number: int) -> str:
+    return f"{number} Punkt" if abs(number) == 1 else f"{number} Punkte"
+
+
+def _names(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} und {names[-1]}"
+
+
+def result(view: dict[str, Any], rows: list[dict[str, Any]]) -> dict[str, str]:
+    """The end banner: how the viewer did ("Du hast gewonnen!", "Du teilst den 1. Platz mit …", "Du bist 2. von 3
+    – 12 Punkte hinter Computer 1"; a team as a team), the rating change when the leaderboard has it; for a
+    spectator who won. Empty before the end or without places."""
+    outcome = view.get("outcome") or {}
+    places = outcome.get("places") or []
+    scores = outcome.get("scores") or []
+    seats = view.get("seats") or []
+    if view.get("status") != "ended" or len(places) != len(seats) or not seats:
+        return {}
+    you = view.get("you")
+    team = [int(seat) for seat in (view.get("team_log") or {}).get("seats") or []]
+    best = min(places)
+    winners = [index for index, place in enumerate(places) if place == best]
+    if you is None or not 0 <= you < len(places):
+        names = [seat_name(view, index) for index in winners]
+        title = f"{_names(names)} {'gewinnt' if len(names) == 1 else 'gewinnen gemeinsam'}."
+        return {"title": title, "rating": "", "won": ""}
+    mine = places[you]
+    partners = [index for index in team if index != you]
+    tied = [index for index in winners if index != you and index not in partners]
+    if mine == best and not tied:
+        title = "Ihr habt gewonnen!" if partners else "Du hast gewonnen!"
+        if partners:
+            title += f" (mit {_names([seat_name(view, index) for index in partners])})"
+    elif mine == best:
+        title = f"Du teilst den 1. Platz mit {_names([seat_name(view, index) for index in tied])}."
+    else:
+        distinct = sorted(set(places))
+        rank = distinct.index(mine) + 1 if partners else mine
+        of = len(distinct) if partners else len(places)
+        title = f"{'Ihr seid' if partners else 'Du bist'} {rank}. von {of}"
+        leader = winners[0]
+        if you < len(scores) and leader < len(scores) and isinstance(scores[you], int) \
+                and isinstance(scores[leader], int) and scores[leader] >= scores[you]:
+            behind = scores[leader] - scores[you]
+            title += f" – {_points(behind)} hinter {seat_name(view, leader)}" if behind else \
+                f" – punktgleich mit {seat_name(view, leader)}"
+    own = next((row for row in rows if row.get("you")), None)
+    rating = ""
+    if own is not None and (own.get("rating") or {}).get("change"):
+        rating = f"Wertung: {own['rating']['text']} ({own['rating']['change']})"
+    return {"title": title, "rating": rating, "won": "yes" if mine == best else ""}
+
+
+# ---- the move bar --------------------------------------------------------------------------------------------
+
+def preview_warnings(answer: Any, view: dict[str, Any]) -> list[str]:
+    """The preview's warnings in German (tiles that break, points lost, the last stone)."""
+    found: list[str] = []
+    if isinstance(answer, dict):
+        for key in ("warnungen", "warnung", "warnings"):
+            value = answer.get(key)
+            for item in value if isinstance(value, list) else [value]:
+                text = phrase(item, view) or (item if isinstance(item, str) else None)
+                if text:
+                    found.append(text)
+    return found
+
+
+def _phrases(value: Any, depth: int = 0) -> list[dict[str, Any]]:
+    """Every phrase ({key, params, text}) inside a preview answer, in order, the warnings left out."""
+    if depth > 8:
+        return []
+    if isinstance(value, dict):
+        if isinstance(value.get("text"), str) and "key" in value:
+            return [value]
+        return [found for key, item in value.items() if key not in ("warnungen", "warnung", "warnings", "zug")
+                for found in _phrases(item, depth + 1)]
+    if isinstance(value, list):
+        return [found for item in value for found in _phrases(item, depth + 1)]
+    return []
+
+
+def preview_line(move: Any, answer: Any, view: dict[str, Any]) -> str:
+    """The move's gain in one German line: the board's `preview_line`, else the phrases the preview carries
+    (never a field name or key); "" when there is nothing to say beyond the move's own words."""
+    own = _declared(view, "preview_line")
+    if own is not None:
+        said = own(move, answer, view)
+        if isinstance(said, str):
+            return said
+    texts: list[str] = []
+    main = answer.get("text") if isinstance(answer, dict) else None
+    for item in [main] if phrase_text(main) else _phrases(answer):
+        text = phrase(item, view)
+        if text and text not in texts:
+            texts.append(text)
+    return " · ".join(texts)

@@ -20,7 +20,7 @@ from libs.platform.ratelimit import client_address
 from libs.platform.settings import Settings
 from services.web import forms, game_view, metrics
 from services.web.api import Api, ApiError
-from services.web.boards import generic, renderer_for
+from services.web.boards import renderer_for
 from services.web.security import (
     CSRF_COOKIE,
     CSRF_FIELD,
@@ -178,20 +178,29 @@ async def log_out(request: Request) -> Response:
 # ---- the game page ---------------------------------------------------------------------------------------
 
 def game_context(view: dict[str, Any], finished: dict[str, Any] | None = None) -> dict[str, Any]:
-    """Everything `_game.html` draws, from the seat's view (and, after the end, the leaderboard's end table)."""
+    """Everything `_game.html` draws, from the seat's view (and, after the end, the leaderboard's end table): the
+    player strip, the turn banner, the opponents' last moves, the listed moves, the end banner and table."""
     started = time.perf_counter()
     board = renderer_for(str(view.get("game", ""))).render(view)
     metrics.BOARD_SECONDS.labels(str(view.get("game", ""))).observe(time.perf_counter() - started)
     you = view.get("you")
+    ended = view.get("status") == "ended"
+    turn = game_view.turn(view)
+    end_rows = game_view.end_table(view, finished) if ended else []
+    summary = (view.get("outcome") or {}).get("summary")
+    moves = game_view.moves_of(view)
     return {
-        "view": view, "board": board, "moves": game_view.moves_of(view), "you": you,
-        "to_move": [game_view.seat_name(view, seat) for seat in view.get("to_move") or []],
-        "may_act": [game_view.seat_name(view, seat) for seat in view.get("may_act") or []],
-        "my_turn": you is not None and (you in (view.get("to_move") or []) or you in (view.get("may_act") or [])),
-        "clocks": [{**clock, "name": game_view.seat_name(view, clock["seat"])} for clock in view.get("clocks") or []],
+        "view": view, "board": board, "moves": moves, "you": you,
+        "strip": game_view.strip(view), "turn": turn,
+        "prompt": game_view.prompt(view, listed=bool(moves)) if turn else "",
+        "waiting": "" if turn or ended else game_view.waiting_line(view),
+        "last_lines": game_view.last_lines(view) if not ended else [],
+        "my_turn": turn == "move",
         "status_text": game_view.STATUS_WORDS.get(str(view.get("status")), view.get("status")),
-        "ended": view.get("status") == "ended",
-        "end_rows": game_view.end_table(view, finished) if view.get("status") == "ended" else [],
+        "ended": ended,
+        "end_rows": end_rows, "result": game_view.result(view, end_rows) if ended else {},
+        "summary": game_view.phrase(summary, view) if summary else "",
+        "left": game_view.has_left(view),
         "pot_line": game_view.pot_line(finished),
         "again": _again(view),
         # A solo mode's game (daily, campaign): "Nochmal" in the same mode, the campaign's next stage once won.
@@ -242,7 +251,7 @@ async def game_page(game_id: str, request: Request) -> Response:
                            title="Partie", message=error.detail)
     finished = await _finished(page, view)
     return page.render("game.html", title=await _title(page, str(view.get("game", ""))),
-                       game_id=game_id, log=game_view.log_entries(log.get("events") or []),
+                       game_id=game_id, log=game_view.log_entries(log.get("events") or [], view=view),
                        **game_context(view, finished))
 
 
@@ -315,44 +324,55 @@ def _refused(page: Page, error: ApiError) -> Response:
 
 @router.post("/spiel/{game_id}/vorschau", response_class=HTMLResponse)
 async def preview(game_id: str, request: Request) -> Response:
+    """A move clicked on the board. With `direkt=1` (web.js sends it while "Züge bestätigen" is off) the move is
+    made at once and answered as `/zug` answers, unless the table's preview warns (tiles that break, points lost,
+    the last stone): warnings always ask. Otherwise the move bar: the move's gain in one line, the warnings,
+    "Zug ausführen" and "Abbrechen", and the board with the move shown on it (the board's `render_ghost`)."""
     page = Page(request)
     form = await page.form()
     move = _move_of(form)
     try:
-        answer = await page.call("table", "POST", f"/games/{game_id}/preview", json={"move": move})
-        view = await page.call("table", "GET", f"/games/{game_id}/view")
+        if form.get("direkt") == "1":
+            answer = await page.call("table", "POST", f"/games/{game_id}/preview", json={"move": move})
+            if not _warns(answer):
+                return await _move(page, game_id, move, _expected(form))
+            view = await page.call("table", "GET", f"/games/{game_id}/view")
+        else:
+            answer, view = await asyncio.gather(
+                page.call("table", "POST", f"/games/{game_id}/preview", json={"move": move}),
+                page.call("table", "GET", f"/games/{game_id}/view"))
     except ApiError as error:
         return _refused(page, error)
-    renderer = renderer_for(str(view.get("game", "")))
-    answer = (answer or {}).get("preview") if isinstance((answer or {}).get("preview"), dict) else answer
-    warnings = _warnings(answer)
-    return page.render("_preview.html", game_id=game_id, label=renderer.move_label(move, view),
+    return page.render("_preview.html", game_id=game_id,
                        move_json=form.get("move") or json.dumps(move, separators=(",", ":"), ensure_ascii=False),
-                       n=form.get("n", ""), warnings=warnings,
-                       details=generic.render_value(
-                           {key: value for key, value in (answer or {}).items() if key not in ("zug", "warnungen",
-                                                                                              "warnung")}))
+                       n=form.get("n", ""), **preview_context(view, move, answer))
 
 
-def _warnings(answer: Any) -> list[str]:
-    found: list[str] = []
-    if isinstance(answer, dict):
-        for key in ("warnungen", "warnung", "warnings"):
-            value = answer.get(key)
-            items = value if isinstance(value, list) else [value]
-            for item in items:
-                text = game_view.phrase_text(item) or (item if isinstance(item, str) else None)
-                if text:
-                    found.append(text)
-    return found
+def _inner(answer: Any) -> Any:
+    """The preview itself from the table's answer `{"move", "preview"}`."""
+    return (answer or {}).get("preview") if isinstance((answer or {}).get("preview"), dict) else answer
 
 
-@router.post("/spiel/{game_id}/zug", response_class=HTMLResponse)
-async def make_move(game_id: str, request: Request) -> Response:
-    page = Page(request)
-    form = await page.form()
-    body: dict[str, Any] = {"move": _move_of(form)}
-    expected = _expected(form)
+def preview_context(view: dict[str, Any], move: Any, answer: Any) -> dict[str, Any]:
+    """What the move bar draws from the table's preview answer: the move's words, its gain in one German line,
+    the warnings, and the board with the move on it when the board can draw that (`render_ghost`; None: the
+    board stays as it is, with the player's half-made choice on it)."""
+    inner = _inner(answer)
+    renderer = renderer_for(str(view.get("game", "")))
+    ghost = getattr(renderer, "render_ghost", None)
+    return {"label": renderer.move_label(move, view), "line": game_view.preview_line(move, inner, view),
+            "warnings": game_view.preview_warnings(inner, view),
+            "ghost": ghost(view, move, inner) if callable(ghost) else None}
+
+
+def _warns(answer: Any) -> bool:
+    return bool(game_view.preview_warnings(_inner(answer), {}))
+
+
+async def _move(page: Page, game_id: str, move: Any, expected: int | None, retarget: bool = True) -> Response:
+    """Make the move; answer the game part after it (the plain board and the closed bar out of band), or the
+    refusal beside the board."""
+    body: dict[str, Any] = {"move": move}
     if expected is not None:
         body["expected_n"] = expected
     try:
@@ -360,8 +380,31 @@ async def make_move(game_id: str, request: Request) -> Response:
     except ApiError as error:
         return _refused(page, error)
     metrics.MOVES.inc()
-    return page.render("_game.html", game_id=game_id, clear_preview=True,
-                       **game_context(view, await _finished(page, view)))
+    response = page.render("_game.html", game_id=game_id, clear_preview=True, swapped=True,
+                           **game_context(view, await _finished(page, view)))
+    if retarget:  # a move made at its first click: the request aimed at the bar
+        response.headers["HX-Retarget"] = "#game"
+        response.headers["HX-Reswap"] = "innerHTML"
+    return response
+
+
+@router.post("/spiel/{game_id}/zug", response_class=HTMLResponse)
+async def make_move(game_id: str, request: Request) -> Response:
+    page = Page(request)
+    form = await page.form()
+    return await _move(page, game_id, _move_of(form), _expected(form), retarget=False)
+
+
+@router.get("/spiel/{game_id}/abbrechen", response_class=HTMLResponse)
+async def cancel(game_id: str, request: Request) -> Response:
+    """"Abbrechen" in the move bar: the bar closes and the board is drawn plain again (no ghost, no choice)."""
+    page = Page(request)
+    try:
+        view = await page.call("table", "GET", f"/games/{game_id}/view")
+    except ApiError:
+        return page.finish(HTMLResponse(""))
+    board = renderer_for(str(view.get("game", ""))).render(view)
+    return page.finish(HTMLResponse(Markup('<section id="board" hx-swap-oob="innerHTML">{}</section>').format(board)))
 
 
 @router.get("/spiel/{game_id}/brett", response_class=HTMLResponse)
@@ -412,26 +455,30 @@ async def _live(page: Page, game_id: str, last_n: int | None, shown: int | None 
         async with page.api.stream("table", f"/games/{game_id}/live", token=page.token,
                                    client_ip=page.client_ip) as answer:
             first = True
+            before: dict[str, Any] | None = None  # the view before, to tell a move's log line from a repeat
             async for view in _views(answer.aiter_lines()):
                 started = time.perf_counter()
                 n = view.get("n")
                 if first and shown is not None and n == shown:
                     first = False  # the page shows this state already
+                    before = view
                     continue
                 context = game_context(view, await _finished(page, view))
-                html = TEMPLATES.get_template("_game.html").render({"game_id": game_id, "csrf": page.csrf, **context})
+                html = TEMPLATES.get_template("_game.html").render({"game_id": game_id, "csrf": page.csrf,
+                                                                    "swapped": True, **context})
                 yield _sse("update", html, n)
                 yield _sse("board", context["board"], None)
                 if first and last_n is not None and isinstance(n, int) and n > last_n + 1:
                     events = await page.call("table", "GET", f"/games/{game_id}/events")
                     log = TEMPLATES.get_template("_log.html").render(
-                        {"log": game_view.log_entries(events.get("events") or [])})
+                        {"log": game_view.log_entries(events.get("events") or [], view=view)})
                     yield _sse("logall", log, None)
                 elif not (first and (last_n is None or n == last_n)):
-                    entry = game_view.live_entry(view)
+                    entry = game_view.live_entry(view, before)
                     if entry is not None:
                         yield _sse("log", TEMPLATES.get_template("_log_entry.html").render({"entry": entry}), None)
                 first = False
+                before = view
                 metrics.LIVE_UPDATE_SECONDS.observe(time.perf_counter() - started)
         waited = 0.0
         while waited < ENDED_STREAM_SECONDS and not await page.request.is_disconnected():

@@ -30,10 +30,22 @@ def shoot(page: Any, name: str) -> None:
     page.set_viewport_size(size)
 
 
-def new_player(browser: Any, web_platform: WebPlatform, name: str, shots: bool = False) -> tuple[Any, Any]:
+CONFIRM_KEY = "speed.confirm"
+"""The game page's setting "Züge bestätigen" in the browser's localStorage ("1": on; unset: off, one click)."""
+
+
+def new_player(browser: Any, web_platform: WebPlatform, name: str, shots: bool = False,
+               confirm_moves: bool = True, viewport: dict[str, int] | None = None) -> tuple[Any, Any]:
     """Open the start page in a fresh browser context and sign up as the guest `name` (the start page's "Name und
-    Konto" box); return context and page."""
-    context = browser.new_context(viewport=DESKTOP, locale="de-DE")
+    Konto" box); return context and page.
+
+    `confirm_moves`: the player has switched "Züge bestätigen" on (a click on the board opens the move bar and
+    "Zug ausführen" makes the move), as the tests that look at the bar need; off, the page's default, a move goes
+    out at its first click unless the preview warns."""
+    context = browser.new_context(viewport=viewport or DESKTOP, locale="de-DE")
+    if confirm_moves:  # as if switched on in the menu before; a later click in the menu still counts
+        context.add_init_script(f"if (window.localStorage.getItem('{CONFIRM_KEY}') === null)"
+                                f" window.localStorage.setItem('{CONFIRM_KEY}', '1');")
     page = context.new_page()
     page.goto(web_platform.url + "/")
     if shots:
@@ -90,11 +102,15 @@ def shown_n(page: Any) -> int:
 
 MOVE_OR_END = (
     "() => { if (document.querySelector('#game .end, #game button.move')) return true;"
-    " const s = document.querySelector('#game .status'); const b = document.querySelector('#board .board[data-n]');"
-    " return !!(s && b && b.dataset.n === s.dataset.n"
-    " && b.querySelector('button[data-pick], button[hx-post]:not([hidden])')); }")
-"""The page offers this player a move (among "Deine Züge", or on a board drawn for the state the page shows:
-a pick or a move button) or shows the end."""
+    " const s = document.querySelector('#game .status'); const b = document.querySelector('#board .board');"
+    " if (!s || !b) return false;"
+    " if (b.dataset.n !== undefined ? b.dataset.n !== s.dataset.n : (document.getElementById('board').dataset.n"
+    " !== s.dataset.n || !(s.dataset.turn || s.dataset.answer))) return false;"
+    " return !!b.querySelector('button[data-pick], button[hx-post]:not([hidden]), [role=button][hx-post],"
+    " button[hx-get*=\"/brett\"], input.koi-pick'); }")
+"""The page offers this player a move (among "Deine Züge", or on a board drawn for the state the page shows: the
+board's own `data-n`, or else the one web.js keeps on `#board` while the shell says the player may act; a pick,
+a move button, a marked place, a tile to choose) or shows the end."""
 
 
 def wait_for_a_move(page: Any, timeout: float = 30_000) -> bool:
@@ -129,10 +145,17 @@ def play_one(page: Any, timeout: float = 30_000) -> bool:
             return False
         before = shown_n(page)
         open_a_preview(page, timeout)
-        page.locator("#preview button.confirm").click(timeout=timeout)
+        # With "Züge bestätigen" on (or a move whose preview warns) the bar asks; off, the move is made already.
+        page.wait_for_function(MOVED_OR_ASKED, arg=before, timeout=timeout)
+        if shown_n(page) <= before:
+            page.locator("#preview button.confirm").click(timeout=timeout)
         page.wait_for_function("n => Number(document.querySelector('#game .status').dataset.n) > n", arg=before,
                                timeout=timeout)
     return True
+
+
+MOVED_OR_ASKED = ("n => Number(document.querySelector('#game .status').dataset.n) > n"
+                  " || !!document.querySelector('#preview button.confirm')")
 
 
 def play_to_the_end(page: Any, shots: bool = False) -> int:

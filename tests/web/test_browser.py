@@ -54,6 +54,15 @@ def test_a_new_player_plays_a_game_against_a_computer_to_the_end_by_clicking(bro
         rows = end.locator("tbody tr")
         assert rows.count() == 2 and "Klara (du)" in end.inner_text()
         assert end.get_by_role("button", name="Nochmal").is_visible()
+        # The end says how Klara did, in words, with the ways on: "Nochmal" and "Wiederholung".
+        said = end.locator(".end-banner h2").inner_text()
+        assert re.fullmatch(r"Du hast gewonnen!|Du teilst den 1\. Platz mit Computer 1\."
+                            r"|Du bist 2\. von 2 – \d+ Punkte? hinter Computer 1", said), said
+        assert end.get_by_role("link", name="Wiederholung", exact=True).is_visible()
+        assert [cell.inner_text() for cell in rows.locator("td:first-child").all()] in (["1.", "2."], ["1.", "1."])
+        assert "Platz 1" not in end.inner_text() and "Platz 2" not in end.inner_text()
+        assert page.title() == "Speedmosaik – Speed"  # no "Dein Zug" after the end
+        assert page.locator("#menu-leave button").count() == 0  # the menu lost "Partie verlassen" live
         # Every computer move arrived through the live stream: the page was never loaded again.
         assert page.evaluate("window.speedMarker") == "no reload"
         assert moves >= 5
@@ -66,7 +75,7 @@ def test_a_new_player_plays_a_game_against_a_computer_to_the_end_by_clicking(bro
         end.get_by_role("button", name="Nochmal").click()
         page.wait_for_url(lambda url: url != finished and "/spiel/" in url)
         assert wait_for_a_move(page)
-        assert page.locator("#game .seats li").count() == 2
+        assert page.locator("#game .strip li").count() == 2
         # htmx, its SSE extension and web.js work within the policy: the browser reported no violation.
         assert not [text for text in console if "Content Security Policy" in text], console
     finally:
@@ -223,7 +232,8 @@ def test_two_people_meet_at_an_open_table_play_and_one_leaves_after_being_told_t
         shoot(guest, "leave-question")
         guest.get_by_role("button", name="Ja, verlassen").click()
         guest.get_by_text("Du hast die Partie verlassen").wait_for()
-        host.get_by_text("Hanno – hat verlassen").wait_for()  # live, on the other page
+        # live, on the other page: Hanno's seat in the strip says so
+        host.locator("#game .strip li", has_text="Hanno").filter(has_text="hat verlassen").wait_for()
     finally:
         host_context.close()
         guest_context.close()

@@ -127,7 +127,7 @@ def test_a_workshop_is_played_to_the_end_by_clicking_on_the_board(browser: Any, 
         if options.get("Wand") == "frei":
             assert page.locator(f'{BOARD} .mz-wall[aria-label="Wand (frei)"]').count() == 2
         assert _my_turn(page)
-        assert page.locator("#game p.wait", has_text="Deine Züge machst du auf dem Brett.").count() == 1
+        assert page.locator("#game .banner.turn", has_text="Du bist am Zug").count() == 1
         _shoot_board(page, f"{name}-start")
         moves, middle, kept = _play_on_the_board(page, name)
         end = page.locator("#game .end")

@@ -154,3 +154,44 @@ def test_a_dropped_live_stream_catches_up_when_it_reconnects(web_platform: WebPl
         again = _events(client, game_id, {"Last-Event-ID": "1"}, 3)
         assert [event for event, _ in again] == ["update", "board", "logall"]
         assert again[2][1].count("<li") >= 3
+
+
+def test_a_click_on_the_board_makes_the_move_at_once_unless_the_player_wants_to_confirm(
+        web_platform: WebPlatform) -> None:
+    """"Züge bestätigen" off (web.js sends direkt=1): the preview route makes the move and answers as /zug does,
+    aimed at the game part; on: the move bar, in German words only; "Abbrechen" draws the plain board again."""
+    from tests.web.test_game_page import assert_player_text
+
+    with _client(web_platform) as client:
+        csrf = _guest(client, "Direkta")
+        game_id = _solo_game(client, csrf)
+        headers = {"HX-Request": "true", "X-CSRF-Token": csrf}
+        values = _my_move(client, game_id)
+        page = client.get(f"/spiel/{game_id}").text
+        moves = [json.loads(html.unescape(a or b)) for a, b in re.findall(r"""hx-vals=(?:'([^']+)'|"([^"]+)")""", page)]
+        quiet, warned = None, None  # a move whose preview warns and one whose preview does not
+        for values in (m for m in moves if "move" in m):
+            bar = client.post(f"/spiel/{game_id}/vorschau", data={"move": values["move"], "n": str(values["n"])},
+                              headers=headers)
+            assert bar.status_code == 200 and "Zug ausführen" in bar.text and "Abbrechen" in bar.text
+            assert "HX-Retarget" not in bar.headers and 'class="status"' not in bar.text  # nothing made yet
+            assert_player_text(bar.text, "the move bar")
+            if 'class="warning"' in bar.text:
+                warned = warned or values
+            else:
+                quiet = quiet or values
+            if quiet and warned:
+                break
+        assert quiet and warned
+        cancelled = client.get(f"/spiel/{game_id}/abbrechen", headers=headers)
+        assert cancelled.status_code == 200 and cancelled.text.startswith('<section id="board" hx-swap-oob')
+        asked = client.post(f"/spiel/{game_id}/vorschau",
+                            data={"move": warned["move"], "n": str(warned["n"]), "direkt": "1"}, headers=headers)
+        assert "Zug ausführen" in asked.text and 'class="warning"' in asked.text  # a warning always asks
+        made = client.post(f"/spiel/{game_id}/vorschau",
+                           data={"move": quiet["move"], "n": str(quiet["n"]), "direkt": "1"}, headers=headers)
+        assert made.status_code == 200 and made.headers["HX-Retarget"] == "#game"
+        assert f'data-n="{int(quiet["n"]) + 1}"' in made.text and 'id="preview" hx-swap-oob' in made.text
+        again = client.post(f"/spiel/{game_id}/vorschau",
+                            data={"move": quiet["move"], "n": str(quiet["n"]), "direkt": "1"}, headers=headers)
+        assert again.headers.get("HX-Retarget") == "#preview" and 'role="alert"' in again.text  # refused, in German

@@ -115,7 +115,7 @@
     var get = elt.getAttribute("hx-get");
     if (get && /\/brett(\?|$)/.test(get)) {
       choice = get.indexOf("?") >= 0 ? { url: get, n: shownN() } : null;
-    } else if (elt.getAttribute("hx-post")) {
+    } else if (elt.getAttribute("hx-post") || (get && /\/abbrechen$/.test(get))) {
       choice = null;
     }
   });
@@ -130,6 +130,143 @@
       return;
     }
     htmx.ajax("GET", choice.url, { target: "#board", swap: "innerHTML" });
+  });
+})();
+
+// ---- the game page shell: settings, the tab title, the move sound, one-click moves ----
+// Settings live in localStorage (this browser only): "speed.confirm" ("Züge bestätigen": "1" on; off by default,
+// so a move goes out at its first click) and "speed.sound" (a short tone when it becomes your turn; off by
+// default). The tab title starts with "▶ Dein Zug" while the page's game part says so (data-turn="1").
+(function () {
+  "use strict";
+  function setting(key) {
+    try {
+      return window.localStorage.getItem(key) === "1";
+    } catch (error) {
+      return false;
+    }
+  }
+  function store(key, on) {
+    try {
+      window.localStorage.setItem(key, on ? "1" : "0");
+    } catch (error) {
+      // private mode without storage: the setting lasts as long as the page
+    }
+  }
+  function showSettings() {
+    document.querySelectorAll("input[data-setting]").forEach(function (box) {
+      box.checked = setting(box.getAttribute("data-setting"));
+    });
+  }
+  document.addEventListener("change", function (event) {
+    var box = event.target;
+    if (box && box.matches && box.matches("input[data-setting]")) {
+      store(box.getAttribute("data-setting"), box.checked);
+      if (box.checked && box.getAttribute("data-setting") === "speed.sound") {
+        audio(); // a click is the gesture the browser wants before it plays anything
+      }
+    }
+  });
+
+  // While "Züge bestätigen" is off, a move clicked on the board is made at once: the preview route makes it
+  // unless the table's preview warns (then the bar asks all the same).
+  document.addEventListener("htmx:configRequest", function (event) {
+    var path = event.detail && event.detail.path;
+    if (path && /\/spiel\/[^/]+\/vorschau$/.test(path) && !setting("speed.confirm")) {
+      event.detail.parameters.direkt = "1";
+    }
+  });
+
+  var context = null;
+  function audio() {
+    var Kind = window.AudioContext || window.webkitAudioContext;
+    if (!Kind) {
+      return null;
+    }
+    if (!context) {
+      context = new Kind();
+    }
+    if (context.state === "suspended") {
+      context.resume();
+    }
+    return context;
+  }
+  function beep() {
+    var ctx = audio();
+    document.body.setAttribute("data-beeps", String(Number(document.body.getAttribute("data-beeps") || 0) + 1));
+    if (!ctx) {
+      return;
+    }
+    var now = ctx.currentTime;
+    [[660, 0], [880, 0.12]].forEach(function (note) {
+      var osc = ctx.createOscillator();
+      var gain = ctx.createGain();
+      osc.type = "sine";
+      osc.frequency.value = note[0];
+      gain.gain.setValueAtTime(0.0001, now + note[1]);
+      gain.gain.exponentialRampToValueAtTime(0.2, now + note[1] + 0.02);
+      gain.gain.exponentialRampToValueAtTime(0.0001, now + note[1] + 0.18);
+      osc.connect(gain);
+      gain.connect(ctx.destination);
+      osc.start(now + note[1]);
+      osc.stop(now + note[1] + 0.2);
+    });
+  }
+
+  var wasTurn = null; // null: the page has just loaded (no tone for the state it opens with)
+  function follow() {
+    var page = document.querySelector(".game-page[data-title]");
+    var status = document.querySelector("#game .status[data-n]");
+    if (!page || !status) {
+      return;
+    }
+    var turn = status.getAttribute("data-turn") === "1";
+    var base = page.getAttribute("data-title") + " – Speed";
+    var title = turn ? "▶ Dein Zug – " + base : base;
+    if (document.title !== title) {
+      document.title = title;
+    }
+    if (turn && wasTurn === false) {
+      // counted on the body (the tests read it): the turns that came to the viewer, the tones played
+      document.body.setAttribute("data-turns", String(Number(document.body.getAttribute("data-turns") || 0) + 1));
+      if (setting("speed.sound")) {
+        beep();
+      }
+    }
+    wasTurn = turn;
+  }
+  document.addEventListener("DOMContentLoaded", function () {
+    showSettings();
+    follow();
+    // Beside the board (a desktop) the menu stands open; on a phone, below the board, it starts closed.
+    var menu = document.querySelector("details.menu");
+    if (menu && window.matchMedia && window.matchMedia("(min-width: 60rem)").matches) {
+      menu.open = true;
+    }
+  });
+  document.addEventListener("htmx:afterSettle", follow);
+  document.addEventListener("htmx:sseMessage", follow);
+
+  // #board's data-n: the event number of the state the board is drawn for. The live stream sends the game part
+  // first, then the board; a move's answer brings both at once. (Tests wait for it; a board may carry its own.)
+  function stamp() {
+    var board = document.getElementById("board");
+    var status = document.querySelector("#game .status[data-n]");
+    if (board && status) {
+      board.setAttribute("data-n", status.getAttribute("data-n"));
+    }
+  }
+  document.addEventListener("DOMContentLoaded", stamp);
+  document.addEventListener("htmx:sseMessage", function (event) {
+    if (event.target && event.target.id === "board") {
+      stamp();
+    }
+  });
+  document.addEventListener("htmx:afterSettle", function (event) {
+    var target = event.detail && event.detail.target;
+    if (target && target.id === "game" && event.detail.xhr) {
+      stamp();
+    }
   });
 })();
 
