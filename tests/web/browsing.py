@@ -26,8 +26,16 @@ def shoot(page: Any, name: str) -> None:
     page.set_viewport_size(PHONE)
     page.screenshot(path=str(SCREENS / f"{name}-360.png"))
     # Usable at 360 px: nothing wider than the screen (wide tables scroll inside their own box).
-    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"], name
+    if page.evaluate("document.documentElement.scrollWidth") > PHONE["width"]:
+        Path(f"/tmp/web-too-wide-{name}.html").write_text(page.content())  # to look at after the failure
+        raise AssertionError((name, page.evaluate(TOO_WIDE, PHONE["width"])))
     page.set_viewport_size(size)
+
+
+TOO_WIDE = ("w => Array.from(document.querySelectorAll('body *')).filter(e => e.getBoundingClientRect().right > w + 1)"
+            ".slice(0, 8).map(e => e.tagName + '.' + (e.getAttribute('class') || '') + ' ' +"
+            " Math.round(e.getBoundingClientRect().right))")
+"""The first elements that reach beyond the screen's width (said when a page scrolls sideways)."""
 
 
 CONFIRM_KEY = "speed.confirm"
