@@ -163,8 +163,12 @@ def test_a_take_on_the_board_by_keyboard_alone(browser: Any, web_platform: WebPl
             page.keyboard.press("Enter")
             page.locator("#preview button.confirm").wait_for()
             # htmx gives the preview's "Zug ausführen" the focus (autofocus) when its swap settles, just after it shows
+            # ... and the board with the move on it (the same answer, swapped in out of band) has settled: a player
+            # presses Enter on what they see, not in the milliseconds htmx is still swapping.
             page.wait_for_function(
-                "() => document.activeElement && document.activeElement.classList.contains('confirm')", timeout=5_000)
+                "() => document.activeElement && document.activeElement.classList.contains('confirm')"
+                " && document.querySelector('#board [data-ghost]')"
+                " && !document.querySelector('.htmx-swapping, .htmx-settling, .htmx-request')", timeout=5_000)
             page.keyboard.press("Enter")
             page.wait_for_function("n => Number(document.querySelector('#game .status').dataset.n) > n", arg=before)
     finally:
