@@ -208,8 +208,10 @@ def test_two_people_meet_at_an_open_table_play_and_one_leaves_after_being_told_t
         guest.reload()
         guest.get_by_role("link", name=re.compile("Speedkoi bei Greta")).click()
         guest.get_by_role("button", name="Beitreten").click()
-        guest.get_by_text("Platz 2: Hanno").wait_for()
-        host.get_by_text("Platz 2: Hanno").wait_for()  # the host's page follows without reload
+        # the seats are names and colours (no "Platz 2": a place is a rank)
+        guest.locator(".table-seats li.seat-1.taken").get_by_text("Hanno").wait_for()
+        host.locator(".table-seats li.seat-1.taken").get_by_text("Hanno").wait_for()  # follows without reload
+        assert "Platz" not in host.locator(".table-seats").inner_text()
         host.get_by_role("button", name="Partie starten").click()
         host.wait_for_url(re.compile(r"/spiel/[0-9a-f]+$"))
         guest.wait_for_url(re.compile(r"/spiel/[0-9a-f]+$"), timeout=15_000)  # the table page moves on by itself

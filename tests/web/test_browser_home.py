@@ -115,7 +115,7 @@ def _open_tinygame_table(host: Any, guest: Any, host_name: str, stake: str | Non
     guest.reload()
     guest.get_by_role("link", name=re.compile(f"Zwergenstich bei {host_name}")).click()
     guest.get_by_role("button", name="Beitreten").click()
-    host.get_by_text(re.compile("Platz 2: ")).wait_for()
+    host.locator(".table-seats li.seat-1.taken").wait_for()
     host.get_by_role("button", name="Partie starten").click()
     host.wait_for_url(re.compile(r"/spiel/[0-9a-f]+$"))
     guest.wait_for_url(re.compile(r"/spiel/[0-9a-f]+$"), timeout=15_000)
@@ -170,7 +170,7 @@ def test_two_people_chat_at_their_table_live_and_markup_stays_text_then_nochmal_
             host.locator("#game .end").get_by_role("button", name="Nochmal").click()
             host.wait_for_url(re.compile(r"/tisch/[0-9a-f]+$"))
             host.get_by_text("wartet auf „Nochmal“").wait_for()
-            assert "Platz gehalten bis" in host.locator(".table-seats").inner_text()
+            assert "Stuhl frei gehalten bis" in host.locator(".table-seats").inner_text()
             host.get_by_text("Du bist wieder dabei").wait_for()
             assert host.locator("#table").get_by_role("button", name="Nochmal").count() == 0
             game_id = re.compile(r"/spiel/([0-9a-f]+)$")
