@@ -499,6 +499,13 @@ def test_sternpavillon_draws_seven_stars_of_six_spaces_with_their_values() -> No
     assert "Mittelstern: jede Farbe einmal" in mine
     assert mine.count('class="mz-place mz-saeule') == 6 and mine.count('class="mz-place mz-statue') == 6
     assert mine.count('class="mz-place mz-fenster') == 6
+    # on a phone the own pavilion can be drawn at twice the width in its own box: one checkbox, kept across redraws
+    assert board.count('id="mz-zoom"') == 1 and mine.count('class="mz-pavbox"><div class="mz-pav"') == 1
+    assert '<label class="mz-zoom"><input type="checkbox" id="mz-zoom" hx-preserve="true"> Sterne vergrößern' in mine
+    others = board.split('class="mz-players"')[1]
+    assert "mz-zoom" not in others and others.count('class="mz-pavbox"') == 1  # another seat's pavilion
+    watching = dict(view, you=None, legal_moves=[], board=dict(view["board"], ich=None))
+    assert "mz-zoom" not in str(speedmosaik.render(watching))  # a spectator has no spaces to click
 
 
 def test_kirchenfenster_labels_strips_glasermeister_windows_and_the_palace() -> None:

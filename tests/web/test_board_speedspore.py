@@ -104,6 +104,12 @@ def test_founding_corners_are_buttons_on_the_island_carrying_the_move() -> None:
     thread = played_view(3, 0, 1)
     assert thread["legal_moves"] and all("faden" in m for m in thread["legal_moves"])
     assert str(spore.render(thread)).count('class="hit edge"') == len(thread["legal_moves"])
+    # on a phone the island can be drawn larger in its own scrolling box: one checkbox, kept across redraws
+    for drawn in (html, str(spore.render(thread))):
+        assert drawn.count('<label class="spore-zoom"><input type="checkbox" id="spore-zoom" hx-preserve="true"> '
+                           'Insel vergrößern</label>') == 1
+        assert re.search(r'<div class="spore-islandbox"><svg class="island"[^>]*>.*</svg></div><label '
+                         r'class="spore-zoom">', drawn)
     assert engine  # the engine is the rules' own
 
 

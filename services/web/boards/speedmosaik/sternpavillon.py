@@ -154,6 +154,13 @@ def _pavilion_svg(view: dict[str, Any], player: dict[str, Any], shown: c.Shown) 
             f'{"".join(parts)}</svg>')
 
 
+ZOOM = Markup('<label class="mz-zoom"><input type="checkbox" id="mz-zoom" hx-preserve="true"> Sterne vergrößern'
+              '</label>')
+"""Under the viewer's own pavilion (the only one with spaces to click), shown only on a phone: the pavilion at
+twice the width in its own scrolling box, so each space is a target of at least 44 px; kept across redraws
+(hx-preserve)."""
+
+
 def _stars(view: dict[str, Any], player: dict[str, Any], mine: bool, shown: c.Shown) -> Markup:
     """The pavilion: the picture, with a button over each space the seat may lay on (a pick where several ways
     to pay are open: they show above the picture), and each star and space said in words for screen readers."""
@@ -191,10 +198,10 @@ def _stars(view: dict[str, Any], player: dict[str, Any], mine: bool, shown: c.Sh
         Markup("").join(targets)) if targets else Markup("")
     said = Markup('<ul class="mz-sr">{}</ul>').format(Markup("").join(words))
     # the payment choices above the stars: after picking a space they show where the eye already is
-    return Markup('{0}<div class="mz-pav" role="group" aria-label="Sterne">{1}{2}{3}</div>'
-                  '<p class="mz-legend">Zahl = was das Feld kostet · Mittelstern: jede Farbe einmal · '
+    return Markup('{0}<div class="mz-pavbox"><div class="mz-pav" role="group" aria-label="Sterne">{1}{2}{3}</div>'
+                  '</div>{4}<p class="mz-legend">Zahl = was das Feld kostet · Mittelstern: jede Farbe einmal · '
                   '● Säule 1, ■ Statue 2, ⌂ Fenster 3 Bonussteine, wenn umschlossen</p>').format(
-        pay, Markup(_pavilion_svg(view, player, shown)), Markup("").join(buttons), said)
+        pay, Markup(_pavilion_svg(view, player, shown)), Markup("").join(buttons), said, ZOOM if mine else "")
 
 
 def _pay_words(move: dict[str, Any]) -> str:

@@ -798,6 +798,13 @@ def _legend(view: dict[str, Any], board: dict[str, Any]) -> Markup:
                   'oder gewürfelt</li></ul>').format(items)
 
 
+ZOOM = Markup('<label class="spore-zoom"><input type="checkbox" id="spore-zoom" hx-preserve="true"> Insel vergrößern'
+              '</label>')
+"""On a phone (only there is it shown) the island at three times the width in its own scrolling box, so each
+corner, edge and field to click is a target of at least 44 px (corners and edge midpoints are only half a hex side
+apart); kept across redraws (hx-preserve)."""
+
+
 def _render(view: dict[str, Any], query: dict[str, str] | None = None, ghost: Any = None,
             preview: Any = None) -> Markup:
     board = view.get("board")
@@ -809,9 +816,9 @@ def _render(view: dict[str, Any], query: dict[str, str] | None = None, ghost: An
     data = Markup("")
     if ghost is not None:
         data = Markup(" data-ghost='{}'").format(json.dumps(ghost, separators=(",", ":"), ensure_ascii=False))
-    return Markup('<div class="board spore"{}><div class="spore-map">{}{}{}</div><div class="spore-side">{}{}{}{}'
-                  '{}{}{}{}{}</div></div>').format(
-        data, _status(view, board, shown, moves), _island(view, board, moves, ghost), _legend(view, board),
+    return Markup('<div class="board spore"{}><div class="spore-map">{}<div class="spore-islandbox">{}</div>{}{}</div>'
+                  '<div class="spore-side">{}{}{}{}{}{}{}{}{}</div></div>').format(
+        data, _status(view, board, shown, moves), _island(view, board, moves, ghost), ZOOM, _legend(view, board),
         _end(view, shown), _choice_panel(view, board, moves, "abwerfen", query), _mold_choices(view, moves),
         _hand(view, board, moves, after), _trade(view, board, shown, moves, query), _what_goes(view, shown, moves),
         _players(view, board, shown), _yields(view, shown), _summaries(view, shown))
