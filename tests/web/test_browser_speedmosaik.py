@@ -1,7 +1,8 @@
 """Speedmosaik on its own board in a real browser: each workshop played to the end against a computer (turbo)
 by clicking on the board only — a colour in a display, then the row, strip or star space of the player's own
 board — with the API's preview confirmed each time. Screenshots per workshop: start, middle (after the 8th
-move, with a colour or star space picked and its targets shown where that move is two clicks), end."""
+move, with a colour or star space picked and its targets shown where that move is two clicks), end. On a phone
+"Sterne vergrößern" makes every star space of the own pavilion at least 44 px."""
 
 from __future__ import annotations
 
@@ -37,6 +38,27 @@ def _shoot_board(page: Any, name: str) -> None:
         page.screenshot(path=str(SCREENS / f"{name}-{suffix}.png"))
     assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"], name  # usable at 360 px
     page.set_viewport_size(size)
+
+
+def _zoomed_stars(page: Any) -> list[float]:
+    """At 360 px with "Sterne vergrößern" checked: every space to click on the own pavilion at least 44 px wide and
+    tall, only the pavilion's own box scrolls (the page never sideways); the box, not shown on a desktop, is
+    unchecked again (it survives redraws). The sides measured."""
+    size = page.viewport_size
+    zoom = page.locator(f"{BOARD} #mz-zoom")
+    assert zoom.count() == 1 and not zoom.is_visible()
+    page.set_viewport_size(PHONE)
+    try:
+        zoom.check()
+        sides = page.evaluate("[...document.querySelectorAll('#board .mz-pav button')].filter("
+                              "e => e.getClientRects().length).map(e => { const r = e.getBoundingClientRect();"
+                              " return Math.min(r.width, r.height); })")
+        assert sides and min(sides) >= 44, sides
+        assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+        zoom.uncheck()
+    finally:
+        page.set_viewport_size(size)
+    return [float(side) for side in sides]
 
 
 def _board_move(page: Any, kept: list[int], shot: str | None = None) -> bool:
@@ -84,15 +106,18 @@ def _board_move(page: Any, kept: list[int], shot: str | None = None) -> bool:
     return shot_taken
 
 
-def _play_on_the_board(page: Any, name: str) -> tuple[int, bool, int]:
+def _play_on_the_board(page: Any, name: str, zoomed: list[float] | None = None) -> tuple[int, bool, int]:
     """Play to the end on the board; how many moves, whether the middle screenshot was taken, and how often the
-    keep form was sent."""
+    keep form was sent. With `zoomed` (Sternpavillon): the first time star spaces are offered, their sizes on the
+    zoomed pavilion at 360 px are measured into it."""
     moves, retries, deadline, middle = 0, 0, time.monotonic() + WORKSHOP_SECONDS, False
     kept: list[int] = []
     while time.monotonic() < deadline:
         with kept_on_failure(page, name):
             if not _my_turn(page):
                 return moves, middle, len(kept)
+            if zoomed is not None and not zoomed and page.locator(f"{BOARD} .mz-pav button.mz-sp").count():
+                zoomed.extend(_zoomed_stars(page))
         try:
             middle = _board_move(page, kept, shot=f"{name}-middle" if moves >= 8 and not middle else None) or middle
         except PlaywrightTimeout:
@@ -129,17 +154,20 @@ def test_a_workshop_is_played_to_the_end_by_clicking_on_the_board(browser: Any, 
         assert _my_turn(page)
         assert page.locator("#game .banner.turn", has_text="Du bist am Zug").count() == 1
         _shoot_board(page, f"{name}-start")
-        moves, middle, kept = _play_on_the_board(page, name)
+        zoomed: list[float] = []
+        moves, middle, kept = _play_on_the_board(page, name, zoomed if workshop == "Sternpavillon" else None)
         end = page.locator("#game .end")
         assert "Ergebnis" in end.inner_text() and f"Mila {workshop} (du)" in end.inner_text()
         assert moves >= 5 and middle
         if workshop == "Sternpavillon":
             assert kept >= 1  # the tiles to keep were typed into the board's form
+            assert zoomed and min(zoomed) >= 44, zoomed  # "Sterne vergrößern": every star space ≥ 44 px at 360 px
         shoot(page, f"{name}-end")  # the end table on top
         _shoot_board(page, f"{name}-end-board")
         assert not [text for text in console if "Content Security Policy" in text], console
         print(f"\n{workshop}: {moves} moves on the board in {time.monotonic() - started:.1f} s"
-              + (f", tiles kept through the form {kept} times" if workshop == "Sternpavillon" else ""))
+              + (f", tiles kept through the form {kept} times, zoomed star spaces ≥ {min(zoomed):.1f} px"
+                 if workshop == "Sternpavillon" else ""))
     finally:
         context.close()
 

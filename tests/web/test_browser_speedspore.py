@@ -1,6 +1,7 @@
 """Speedspore in a real browser: a new player plays a solo game against two computers (turbo, 8 victory points) to
 the end by clicking on the island (corners, edges, hexes), the cards of the discard (the count shown, a wrong count
-answered with the rule), the trade panel and "Zurück"; an opponent's last turn is marked on the island and named.
+answered with the rule), the trade panel and "Zurück"; an opponent's last turn is marked on the island and named;
+on a phone "Insel vergrößern" makes every place to click on the island at least 44 px.
 Until its first discard the player hoards (no building), so a seven finds it with more than 7 cards."""
 
 from __future__ import annotations
@@ -130,6 +131,29 @@ def _on_a_phone(page: Any) -> None:
         page.set_viewport_size(size)
 
 
+def _zoomed(page: Any, measured: dict[str, float]) -> None:
+    """At 360 px with "Insel vergrößern" checked: every place to click on the island (corners, edges, fields) is at
+    least 44 px wide and tall, only the island's own box scrolls (the page never sideways). The box is unchecked
+    again (it survives redraws), and on a desktop it is not shown."""
+    size = page.viewport_size
+    zoom = page.locator("#board #spore-zoom")
+    assert not zoom.is_visible()
+    page.set_viewport_size({"width": 360, "height": 740})
+    try:
+        zoom.check()
+        sizes = page.evaluate("[...document.querySelectorAll('#board svg.island .hit')].filter("
+                              "e => e.getClientRects().length).map(e => { const r = e.getBoundingClientRect();"
+                              " return [e.classList.contains('corner') ? 'corner' : e.classList.contains('edge') ?"
+                              " 'edge' : 'field', Math.min(r.width, r.height)]; })")
+        assert sizes and min(side for _, side in sizes) >= 44, sizes
+        assert page.evaluate("document.documentElement.scrollWidth") <= 360
+        for kind, side in sizes:
+            measured[kind] = min(measured.get(kind, side), side)
+        zoom.uncheck()
+    finally:
+        page.set_viewport_size(size)
+
+
 def _offer(page: Any) -> str:
     """Offer the computers a trade from the trade panel; wait for their answers; trade or withdraw."""
     trade = page.locator("#board .spore-trade")
@@ -160,6 +184,7 @@ def test_a_speedspore_game_against_computers_is_played_to_the_end_on_the_island(
     answers = ""
     reasons: list[str] = []
     marked = ""
+    measured: dict[str, float] = {}  # the smallest side of each kind of place on the zoomed island at 360 px
     try:
         with kept_on_failure(page, "speedspore"):
             start_solo(page, "speedspore", {"Siegpunkte": "8 (kurz)", "Insel": "Einsteiger",
@@ -167,6 +192,7 @@ def test_a_speedspore_game_against_computers_is_played_to_the_end_on_the_island(
             page.locator("#board svg.island").wait_for()
             assert page.locator("#board .hex").count() == 19 and page.locator("#board .gully").count() == 9
             shoot(page, "spore-start")
+            _zoomed(page, measured)
             # A place on the island is a button for the keyboard too: focus a corner, Enter shows its preview.
             page.locator("#board g.hit.corner").first.focus()
             page.keyboard.press("Enter")
@@ -190,6 +216,8 @@ def test_a_speedspore_game_against_computers_is_played_to_the_end_on_the_island(
                 hoarding = not done["discard"] and turn_ends.count()  # after the founding, before a discard
                 if not marked and page.locator("#board svg.island .last").count():
                     marked = _opponents_last_turn(page)
+                if (fields.count() and "field" not in measured) or (edges.count() and "edge" not in measured):
+                    _zoomed(page, measured)
                 if page.locator("#board .spore-discard").count():
                     done["discard"] += _discard(page, reasons)
                 elif fields.count():
@@ -243,9 +271,10 @@ def test_a_speedspore_game_against_computers_is_played_to_the_end_on_the_island(
         assert done["corner"] >= 2 and done["edge"] >= 2, done  # the founding, on the island
         assert done["discard"] >= 1 and reasons, done  # by clicking cards, after the rule's reason
         assert done["undo"] == 1, done
+        assert {"corner", "edge"} <= set(measured) and min(measured.values()) >= 44, measured
         assert re.search(r"Computer \d: (ja|nein|Gegenangebot|nimmt|lehnt)", answers), answers
         assert marked, "no opponent's last turn was marked on the island"
         assert not [text for text in console if "Content Security Policy" in text], console
-        print(f"\nspeedspore in the browser: {done}, {time.monotonic() - started:.1f} s")
+        print(f"\nspeedspore in the browser: {done}, zoomed targets {measured}, {time.monotonic() - started:.1f} s")
     finally:
         context.close()
