@@ -176,6 +176,7 @@ def play_to_the_end(page: Any, shots: bool = False) -> int:
             page.screenshot(path="/tmp/web-failed.png", full_page=True)  # to look at after a failure
             raise
         if page.locator("#game .end").count():
+            assert_the_end_says_how_you_did(page)
             return moves
         try:
             if not play_one(page, timeout=10_000):
@@ -193,3 +194,17 @@ def play_to_the_end(page: Any, shots: bool = False) -> int:
             middle = True
             shoot(page, "game-middle")
     raise AssertionError("the game did not end in time")
+
+
+END_TITLE = re.compile(r"^(Du hast gewonnen!|Ihr habt gewonnen! \(mit .+\)|Du teilst den 1\. Platz mit .+\."
+                       r"|(Du bist|Ihr seid) \d\. von \d( – (\d+ Punkte? hinter|punktgleich mit) .+)?)$")
+"""How the end banner tells a seated player how they did (services/web/game_view.result)."""
+
+
+def assert_the_end_says_how_you_did(page: Any) -> None:
+    """The end, in every game: a banner that says how this player did, "Nochmal" and "Wiederholung"."""
+    end = page.locator("#game .end")
+    title = end.locator(".end-banner h2").inner_text().strip()
+    assert END_TITLE.match(title), title
+    assert end.locator(".end-banner").get_by_role("link", name="Wiederholung").count() == 1
+    assert end.get_by_role("button", name="Nochmal").count() >= 1

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from tests.web.browsing import kept_on_failure, new_player, shown_n, start_solo
+from tests.web.browsing import assert_the_end_says_how_you_did, kept_on_failure, new_player, shown_n, start_solo
 from tests.web.conftest import DESKTOP, PHONE, SCREENS, WebPlatform
 
 GAME_SECONDS = 420
@@ -152,6 +152,7 @@ def test_speedkoi_played_to_the_end_by_clicking_on_the_board(browser: Any, web_p
         assert kinds.get("lantern", 0) >= 5 and kinds.get("draw", 0) + kinds.get("take", 0) >= 5, kinds
         page.locator("#game .end").get_by_text("Ergebnis").wait_for()
         assert page.locator("#game .end-table tbody tr").count() == 2
+        assert_the_end_says_how_you_did(page)
         assert page.locator("#board .koi-end").count() == 1  # the board says why it ended
         # One move by keyboard alone; the middle screenshot shows a lantern chosen with its targets.
         assert kinds.get("shot") == 1 and kinds.get("keyboard") == 1

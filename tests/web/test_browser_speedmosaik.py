@@ -12,7 +12,15 @@ from typing import Any
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from tests.web.browsing import kept_on_failure, new_player, shoot, shown_n, start_solo, wait_for_a_move
+from tests.web.browsing import (
+    assert_the_end_says_how_you_did,
+    kept_on_failure,
+    new_player,
+    shoot,
+    shown_n,
+    start_solo,
+    wait_for_a_move,
+)
 from tests.web.conftest import DESKTOP, PHONE, SCREENS, WebPlatform
 
 WORKSHOP_SECONDS = 420
@@ -158,6 +166,7 @@ def test_a_workshop_is_played_to_the_end_by_clicking_on_the_board(browser: Any, 
         moves, middle, kept = _play_on_the_board(page, name, zoomed if workshop == "Sternpavillon" else None)
         end = page.locator("#game .end")
         assert "Ergebnis" in end.inner_text() and f"Mila {workshop} (du)" in end.inner_text()
+        assert_the_end_says_how_you_did(page)
         assert moves >= 5 and middle
         if workshop == "Sternpavillon":
             assert kept >= 1  # the tiles to keep were typed into the board's form

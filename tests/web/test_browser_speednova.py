@@ -9,7 +9,7 @@ from typing import Any
 
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from tests.web.browsing import kept_on_failure, new_player, shoot, shown_n, start_solo
+from tests.web.browsing import assert_the_end_says_how_you_did, kept_on_failure, new_player, shoot, shown_n, start_solo
 from tests.web.conftest import WebPlatform
 
 GAME_SECONDS = 420
@@ -95,6 +95,7 @@ def _assert_end(page: Any, rows: int, name: str) -> None:
     end = page.locator("#game .end")
     assert "Ergebnis" in end.inner_text() and end.locator("tbody tr").count() == rows
     assert f"{name} (du)" in end.inner_text()
+    assert_the_end_says_how_you_did(page)
     assert page.locator("#board .nova-note", has_text="Ende.").count() == 1
 
 

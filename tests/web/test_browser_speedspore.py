@@ -10,7 +10,7 @@ import re
 import time
 from typing import Any
 
-from tests.web.browsing import kept_on_failure, new_player, shoot, shown_n, start_solo
+from tests.web.browsing import assert_the_end_says_how_you_did, kept_on_failure, new_player, shoot, shown_n, start_solo
 from tests.web.conftest import WebPlatform
 
 GAME_SECONDS = 230
@@ -265,6 +265,7 @@ def test_a_speedspore_game_against_computers_is_played_to_the_end_on_the_island(
             end = page.locator("#game .end")
             end.wait_for(timeout=5_000)
             assert "Ergebnis" in end.inner_text() and end.locator("tbody tr").count() == 3
+            assert_the_end_says_how_you_did(page)
             assert page.locator("#board .spore section, #board section[aria-label=Endtafel]").count() >= 0
             page.locator("#board section[aria-label=Endtafel]").wait_for(timeout=STEP_MS)
             shoot(page, "spore-end")
