@@ -14,7 +14,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, Response, StreamingResponse
 
 from services.web.api import ApiError
-from services.web.pages import KEEP_ALIVE_SECONDS, TEMPLATES, Page, _sse
+from services.web.pages import KEEP_ALIVE_SECONDS, TEMPLATES, Page, sse_event
 
 router = APIRouter(include_in_schema=False)
 MAX_CHARS = 300
@@ -79,9 +79,9 @@ async def _live(page: Page, game_id: str, after: str) -> AsyncIterator[bytes]:
                 if message is None:  # the lobby's keep-alive, passed on (a closed browser is noticed)
                     yield b": keep-alive\n\n"
                 else:
-                    yield _sse("chat", template.render({"m": message}), message.get("seq"))
+                    yield sse_event("chat", template.render({"m": message}), message.get("seq"))
     except ApiError as error:
-        yield _sse("chatnotice", TEMPLATES.get_template("_notice.html").render({"message": error.detail}), None)
+        yield sse_event("chatnotice", TEMPLATES.get_template("_notice.html").render({"message": error.detail}), None)
         while not await page.request.is_disconnected():  # no reconnect loop after a refusal
             await asyncio.sleep(KEEP_ALIVE_SECONDS)
             yield b": keep-alive\n\n"

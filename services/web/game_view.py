@@ -8,37 +8,17 @@ here through `getattr`, each with a plain fallback, so every board works whether
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable
 from typing import Any
 
 from services.web.boards import renderer_for
+from services.web.boards.seats import named, seat_name
 
 STATUS_WORDS = {"running": "läuft", "ending": "wird gewertet", "ended": "beendet"}
 KIND_WORDS = {"human": "Mensch", "bot": "Computer"}
 LEVEL_WORDS = {"easy": "leicht", "normal": "normal", "strong": "stark"}
 SEAT_SHAPES = ("circle", "square", "triangle", "diamond")
 """The seats' shapes in seat order (their colours are the CSS variables --seat-0 … --seat-3)."""
-_SEAT_WORD = re.compile(r"\bPlatz (\d{1,2})\b")
-
-
-def seat_name(view: dict[str, Any], seat: int) -> str:
-    """The seat's name as the table has it (a guest's, a computer's "Computer 1")."""
-    seats = view.get("seats") or []
-    if 0 <= seat < len(seats) and seats[seat].get("name"):
-        return str(seats[seat]["name"])
-    return f"Spieler {seat + 1}"
-
-
-def named(text: str, view: dict[str, Any]) -> str:
-    """A recorded text with "Platz N" (seat N, counted from 1) replaced by that seat's name."""
-    seats = view.get("seats") or []
-
-    def name(match: re.Match[str]) -> str:
-        seat = int(match.group(1)) - 1
-        return seat_name(view, seat) if 0 <= seat < len(seats) else match.group(0)
-
-    return _SEAT_WORD.sub(name, text)
 
 
 def _declared(view: dict[str, Any], name: str) -> Callable[..., Any] | None:

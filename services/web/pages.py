@@ -456,7 +456,7 @@ async def _live(page: Page, game_id: str, last_n: int | None, shown: int | None 
                                    client_ip=page.client_ip) as answer:
             first = True
             before: dict[str, Any] | None = None  # the view before, to tell a move's log line from a repeat
-            async for view in _views(answer.aiter_lines()):
+            async for view in live_views(answer.aiter_lines()):
                 started = time.perf_counter()
                 n = view.get("n")
                 if first and shown is not None and n == shown:
@@ -466,45 +466,58 @@ async def _live(page: Page, game_id: str, last_n: int | None, shown: int | None 
                 context = game_context(view, await _finished(page, view))
                 html = TEMPLATES.get_template("_game.html").render({"game_id": game_id, "csrf": page.csrf,
                                                                     "swapped": True, **context})
-                yield _sse("update", html, n)
-                yield _sse("board", context["board"], None)
+                yield sse_event("update", html, n)
+                yield sse_event("board", context["board"], None)
                 if first and last_n is not None and isinstance(n, int) and n > last_n + 1:
                     events = await page.call("table", "GET", f"/games/{game_id}/events")
                     log = TEMPLATES.get_template("_log.html").render(
                         {"log": game_view.log_entries(events.get("events") or [], view=view)})
-                    yield _sse("logall", log, None)
+                    yield sse_event("logall", log, None)
                 elif not (first and (last_n is None or n == last_n)):
                     entry = game_view.live_entry(view, before)
                     if entry is not None:
-                        yield _sse("log", TEMPLATES.get_template("_log_entry.html").render({"entry": entry}), None)
+                        yield sse_event("log", TEMPLATES.get_template("_log_entry.html").render({"entry": entry}), None)
                 first = False
                 before = view
                 metrics.LIVE_UPDATE_SECONDS.observe(time.perf_counter() - started)
-        waited = 0.0
-        while waited < ENDED_STREAM_SECONDS and not await page.request.is_disconnected():
-            yield b": keep-alive\n\n"
-            await asyncio.sleep(KEEP_ALIVE_SECONDS)
-            waited += KEEP_ALIVE_SECONDS
+        async for alive in idle_after_end(page):
+            yield alive
     except ApiError as error:
-        yield _sse("notice", TEMPLATES.get_template("_notice.html").render({"message": error.detail}), None)
+        yield sse_event("notice", TEMPLATES.get_template("_notice.html").render({"message": error.detail}), None)
     finally:
         metrics.LIVE_STREAMS.dec()
 
 
-async def _views(lines: AsyncIterator[str]) -> AsyncIterator[dict[str, Any]]:
+async def idle_after_end(page: Page) -> AsyncIterator[bytes]:
+    """After a game's last view the stream stays open, idle (keep-alives), so the browser does not reconnect in a
+    loop; it ends when the page goes or after ENDED_STREAM_SECONDS."""
+    waited = 0.0
+    while waited < ENDED_STREAM_SECONDS and not await page.request.is_disconnected():
+        yield b": keep-alive\n\n"
+        await asyncio.sleep(KEEP_ALIVE_SECONDS)
+        waited += KEEP_ALIVE_SECONDS
+
+
+async def live_views(lines: AsyncIterator[str]) -> AsyncIterator[dict[str, Any]]:
+    """The views a table's live stream (server-sent events, one JSON view per event) carries, in order; an event
+    that is no JSON object is skipped."""
     data: list[str] = []
     async for line in lines:
         if line.startswith("data:"):
             data.append(line[5:].lstrip())
         elif line == "" and data:
             try:
-                yield json.loads("\n".join(data))
+                view = json.loads("\n".join(data))
             except ValueError:
-                pass
+                view = None
             data = []
+            if isinstance(view, dict):
+                yield view
 
 
-def _sse(event: str, html: str | Markup, n: Any) -> bytes:
+def sse_event(event: str, html: str | Markup, n: Any = None) -> bytes:
+    """One server-sent event for htmx's SSE extension: its name, the event number as its id (when there is one),
+    the HTML as its data lines."""
     lines = [f"event: {event}"]
     if isinstance(n, int):
         lines.append(f"id: {n}")

@@ -10,7 +10,6 @@ sign-in is needed; the page never sends the visitor's token to the table."""
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 from collections.abc import AsyncIterator
 from typing import Any
@@ -22,13 +21,10 @@ from markupsafe import Markup
 from services.web import metrics
 from services.web.api import ApiError
 from services.web.boards import renderer_for
-from services.web.pages import TEMPLATES, Page, _me
+from services.web.pages import TEMPLATES, Page, _me, idle_after_end, live_views, sse_event
 from services.web.start import shown_games
 
 router = APIRouter(include_in_schema=False)
-KEEP_ALIVE_SECONDS = 15.0
-ENDED_STREAM_SECONDS = 600.0
-"""After the end the stream stays open (idle), so the browser does not reconnect in a loop."""
 NOT_WATCHABLE = "Diese Partie kann man nicht (mehr) ansehen: sie ist beendet, oder es ist ein Solo-Spiel."
 
 
@@ -126,34 +122,11 @@ async def _stream(page: Page, game_id: str, title: str) -> AsyncIterator[bytes]:
     try:
         async with page.api.stream("table", f"/games/{game_id}/live", token=None,
                                    client_ip=page.client_ip) as answer:
-            async for view in _views(answer.aiter_lines()):
+            async for view in live_views(answer.aiter_lines()):
                 started = time.perf_counter()
-                yield _sse("watch", fragment.render({"game_id": game_id, **watch_context(view, title)}))
+                yield sse_event("watch", fragment.render({"game_id": game_id, **watch_context(view, title)}))
                 metrics.LIVE_UPDATE_SECONDS.observe(time.perf_counter() - started)
-        waited = 0.0
-        while waited < ENDED_STREAM_SECONDS and not await page.request.is_disconnected():
-            yield b": keep-alive\n\n"
-            await asyncio.sleep(KEEP_ALIVE_SECONDS)
-            waited += KEEP_ALIVE_SECONDS
+        async for alive in idle_after_end(page):
+            yield alive
     except ApiError as error:
-        yield _sse("watch", Markup('<p class="error" role="alert">{}</p>').format(error.detail))
-
-
-async def _views(lines: AsyncIterator[str]) -> AsyncIterator[dict[str, Any]]:
-    data: list[str] = []
-    async for line in lines:
-        if line.startswith("data:"):
-            data.append(line[5:].lstrip())
-        elif line == "" and data:
-            try:
-                view = json.loads("\n".join(data))
-            except ValueError:
-                view = None
-            data = []
-            if isinstance(view, dict):
-                yield view
-
-
-def _sse(event: str, html: str | Markup) -> bytes:
-    lines = [f"event: {event}", *(f"data: {line}" for line in str(html).splitlines() or [""])]
-    return ("\n".join(lines) + "\n\n").encode()
+        yield sse_event("watch", Markup('<p class="error" role="alert">{}</p>').format(error.detail))

@@ -21,6 +21,8 @@ from typing import Any
 
 from markupsafe import Markup
 
+from services.web.boards.seats import named, preview_body, seat_name
+
 COLOURS = ("gold", "indigo", "jade", "karmin", "silber")
 NAMES = {"gold": "Gold", "indigo": "Indigo", "jade": "Jade", "karmin": "Karmin", "silber": "Silber"}
 LETTERS = {"gold": "G", "indigo": "I", "jade": "J", "karmin": "K", "silber": "S"}
@@ -51,12 +53,9 @@ def _number(value: Any) -> str:
     return f"−{-number}" if number < 0 else (f"+{number}" if number > 0 else "0")
 
 
-def _seat(view: dict[str, Any], seat: int) -> str:
-    """A seat by its player's name (never "Platz 2": "Platz" is a rank); "Spieler 2" only without a name."""
-    seats = view.get("seats") or []
-    if 0 <= seat < len(seats) and seats[seat].get("name"):
-        return str(seats[seat]["name"])
-    return f"Spieler {seat + 1}"
+def _seat(view: dict[str, Any], seat: Any) -> str:
+    """A seat by its player's name (never "Platz 2": "Platz" is a rank)."""
+    return seat_name(view, seat)
 
 
 def _lantern(item: dict[str, Any]) -> str:
@@ -581,7 +580,6 @@ def _draw(view: dict[str, Any], marks: dict[str, Any], extra: str = "") -> Marku
 
 # ---- what the board declares for the game page (docs/services/web.md) -----------------------------------------
 
-PLATZ = re.compile(r"\bPlatz (\d+)\b")
 PROMPTS = {"legen": "Lege eine Laterne an oder wirf eine ab",
            "ziehen": "Ziehe eine Laterne: verdeckt vom Stapel oder oben von einer Ablage",
            "libelle": "Libelle: ziehe eine deiner Figuren auf Stein 1 bis 8 einen Stein weiter, oder verzichte",
@@ -591,12 +589,7 @@ PROMPTS = {"legen": "Lege eine Laterne an oder wirf eine ab",
 
 def _named_text(view: dict[str, Any], text: str) -> str:
     """A recorded text with "Platz 2" (a seat, in the rule module's words) replaced by the seat's name."""
-    seats = len(view.get("seats") or [])
-
-    def name(match: re.Match[str]) -> str:
-        seat = int(match.group(1)) - 1
-        return _seat(view, seat) if 0 <= seat < seats else match.group(0)
-    return PLATZ.sub(name, text)
+    return named(text, view)
 
 
 def prompt(view: dict[str, Any]) -> str | None:
@@ -660,12 +653,6 @@ def last_move_lines(view: dict[str, Any]) -> list[str]:
     return lines
 
 
-def _preview_body(preview: Any) -> dict[str, Any]:
-    if isinstance(preview, dict) and isinstance(preview.get("preview"), dict):
-        return dict(preview["preview"])
-    return dict(preview) if isinstance(preview, dict) else {}
-
-
 def _step_words(step: Any) -> str:
     if not isinstance(step, dict):
         return "keine Figur zieht (nur Reihe)"
@@ -684,7 +671,7 @@ def _step_words(step: Any) -> str:
 def preview_line(move: Any, preview: Any, view: dict[str, Any]) -> str:
     """The move's gain in one line: "+2 Punkte: Pilger Gold auf Stein 5 (+2), dazu eine Perle"."""
     board = view.get("board") or {}
-    body = _preview_body(preview)
+    body = preview_body(preview)
     if isinstance(move, dict) and move.get("zurueck"):  # "Zurück": the platform's undo, not a move of the game
         return "Deinen letzten Zug zurücknehmen"
     move = move if isinstance(move, dict) else {}
@@ -733,7 +720,7 @@ def render_ghost(view: dict[str, Any], move: Any, preview: Any) -> Markup:
     """The board with the move on it: the figure's target stone marked (`target`) with a ghost figure on it, the
     lantern as a ghost card in the own row or on its pile, a pile or the deck to draw from marked."""
     board = view.get("board") or {}
-    body = _preview_body(preview)
+    body = preview_body(preview)
     move = move if isinstance(move, dict) else {}
     marks = _marks(view, arriving=False)
     you = view.get("you")

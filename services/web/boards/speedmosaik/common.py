@@ -18,6 +18,8 @@ from typing import Any
 
 from markupsafe import Markup, escape
 
+from services.web.boards.seats import seat_name as seat_name  # the boards' one naming of seats
+
 NAMES = {"blau": "Blau", "gelb": "Gelb", "rot": "Rot", "schwarz": "Schwarz", "tuerkis": "Türkis",
          "gruen": "Grün", "violett": "Violett", "lila": "Lila", "orange": "Orange", "joker": "Joker",
          "startstein": "Startstein"}
@@ -229,13 +231,6 @@ def displays(view: dict[str, Any], labeller: Any, shown: Shown = NOTHING) -> Mar
                                                   shown.classes(mark)))
     return section("Schalen und Mitte", Markup('<ul class="mz-displays">{}</ul>').format(Markup("").join(items)),
                    "mz-market")
-
-
-def seat_name(view: dict[str, Any], seat: Any) -> str:
-    seats = view.get("seats") or []
-    if isinstance(seat, int) and 0 <= seat < len(seats):
-        return str(seats[seat].get("name") or f"Platz {seat + 1}")
-    return f"Platz {seat + 1}" if isinstance(seat, int) else "–"
 
 
 def facts(items: Iterable[tuple[str, Any]]) -> Markup:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from services.web.boards.seats import named
 from services.web.boards.speedmosaik import common as c
 
 WALL = ["blau", "gelb", "rot", "schwarz", "tuerkis"]
@@ -176,7 +177,6 @@ def lines(view: dict[str, Any]) -> list[str]:
 
 # ---- the board's own words for recorded texts that read wrong (the records themselves never change) ----
 
-_SEAT = re.compile(r"\bPlatz (\d+)\b")
 _SINGULAR = {"bleiben": "bleibt", "wandern": "wandert", "kommen": "kommt", "fallen": "fällt", "passen": "passt"}
 _ONE_VERB = re.compile(r"\b1 (Stein|Fliese|Scheibe) (" + "|".join(_SINGULAR) + r")\b")
 _ONE_POINTS = re.compile(r"(^|[^\d,.])([+−-]?1) Punkte\b")
@@ -225,5 +225,5 @@ def phrase(effect: dict[str, Any], view: dict[str, Any]) -> str | None:
     text = _ONE_POINTS.sub(lambda m: f"{m.group(1)}{m.group(2)} Punkt", text)
     text = _ASCII_MINUS.sub(lambda m: f"= −{m.group(1)}", text)
     text = text.replace("1 Stein(e)", "1 Stein").replace("1 Bonussteine", "1 Bonusstein")
-    text = _SEAT.sub(lambda m: c.seat_name(view, int(m.group(1)) - 1), text)
+    text = named(text, view)
     return text if text != effect["text"] else None

@@ -18,10 +18,11 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from typing import Any
 
 from markupsafe import Markup
+
+from services.web.boards.seats import named, preview_body, seat_name
 
 COLOURS = ("komet", "nebel", "riese", "zwerg", "pulsar", "quasar")
 NAMES = {"komet": "Komet", "nebel": "Nebel", "riese": "Riese", "zwerg": "Zwerg", "pulsar": "Pulsar",
@@ -74,11 +75,8 @@ def _neighbour_table(board: dict[str, Any]) -> list[list[int | None]]:
 
 
 def _seat(view: dict[str, Any], seat: Any) -> str:
-    """A seat by its player's name (never "Platz 2": "Platz" is a rank); "Spieler 2" only without a name."""
-    seats = view.get("seats") or []
-    if isinstance(seat, int) and 0 <= seat < len(seats) and seats[seat].get("name"):
-        return str(seats[seat]["name"])
-    return f"Spieler {seat + 1}" if isinstance(seat, int) else "?"
+    """A seat by its player's name (never "Platz 2": "Platz" is a rank)."""
+    return seat_name(view, seat)
 
 
 def _placements(view: dict[str, Any]) -> list[tuple[int, str, int, str, dict[str, Any]]]:
@@ -656,17 +654,11 @@ def move_label(move: dict[str, Any], view: dict[str, Any]) -> str:
 
 # ---- what the board declares for the game page (docs/services/web.md) -----------------------------------------
 
-PLATZ = re.compile(r"\bPlatz (\d+)\b")
 
 
 def _named_text(view: dict[str, Any], text: str) -> str:
     """A recorded text with "Platz 2" (a seat, in the rule module's words) replaced by the seat's name."""
-    seats = len(view.get("seats") or [])
-
-    def name(match: re.Match[str]) -> str:
-        seat = int(match.group(1)) - 1
-        return _seat(view, seat) if 0 <= seat < seats else match.group(0)
-    return PLATZ.sub(name, text)
+    return named(text, view)
 
 
 def _points(value: int) -> str:
@@ -736,16 +728,10 @@ def last_move_lines(view: dict[str, Any]) -> list[str]:
     return lines
 
 
-def _preview_body(preview: Any) -> dict[str, Any]:
-    if isinstance(preview, dict) and isinstance(preview.get("preview"), dict):
-        return dict(preview["preview"])
-    return dict(preview) if isinstance(preview, dict) else {}
-
-
 def preview_line(move: Any, preview: Any, view: dict[str, Any]) -> str:
     """The move's gain in one line: "+5 Punkte: Komet +3, Nebel +2", the weakest colour, a Supernova, lost points."""
     board = _board(view)
-    body = _preview_body(preview)
+    body = preview_body(preview)
     if isinstance(move, dict) and move.get("zurueck"):  # "Zurück": the platform's undo, not a move of the game
         return "Deinen letzten Zug zurücknehmen"
     if isinstance(move, dict) and "tauschen" in move:
@@ -793,7 +779,7 @@ def render_ghost(view: dict[str, Any], move: Any, preview: Any) -> Markup:
     assert partner is not None
     ghost = {cell: str(move["stein"][0]), partner: str(move["stein"][1])}
     scoring = set()
-    for half in _preview_body(preview).get("haelften") or []:
+    for half in preview_body(preview).get("haelften") or []:
         for line in (half.get("linien") or []) if isinstance(half, dict) else []:
             scoring |= {int(c) for c in line.get("felder") or [] if isinstance(c, int)}
     marks = {**_marks(view, arriving=False), "ghost": ghost, "scoring": scoring}

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from services.web.boards.seats import SEAT_WORD, named, seat_name
 from services.web.boards.speedspore.geometry import FIELD_LETTERS, corner_name, edge_name
 
 KINDS = ("totholz", "humus", "moos", "regenwasser", "mineralien")
@@ -29,12 +30,7 @@ def board_of(view: dict[str, Any]) -> dict[str, Any]:
 
 def name(view: dict[str, Any], seat: Any) -> str:
     """A seat by its name (never "Platz 2")."""
-    seats = view.get("seats") or []
-    if isinstance(seat, int) and 0 <= seat < len(seats):
-        given = seats[seat].get("name") if isinstance(seats[seat], dict) else None
-        if given:
-            return str(given)
-    return f"Mitspieler {seat + 1}" if isinstance(seat, int) else "Mitspieler"
+    return seat_name(view, seat)
 
 
 def count(number: int, one: str, many: str) -> str:
@@ -234,7 +230,6 @@ def _merge(parts: list[str]) -> str:
     return ", ".join(out)
 
 
-_SEAT = re.compile(r"\bPlatz (\d)\b")
 
 
 _ONE = re.compile(r"(?<![\d,.])1 (Fäden|Karten|Siegpunkte|Myzelfäden|Fruchtkörper|Sporentürme|Türme)\b")
@@ -245,7 +240,7 @@ _SINGULAR = {"Fäden": "Faden", "Karten": "Karte", "Siegpunkte": "Siegpunkt", "M
 def names_for_seats(text: str, view: dict[str, Any]) -> str:
     """A recorded text with "Platz N" replaced by the seat's name and "1 Fäden" by "1 Faden"."""
     text = _ONE.sub(lambda found: f"1 {_SINGULAR[found.group(1)]}", text)
-    return _SEAT.sub(lambda found: name(view, int(found.group(1)) - 1), text)
+    return named(text, view)
 
 
 def phrase(effect: dict[str, Any], view: dict[str, Any]) -> str | None:
@@ -276,7 +271,7 @@ def phrase(effect: dict[str, Any], view: dict[str, Any]) -> str | None:
         return f"Die Gründung ist vorbei. {name(view, 0)} beginnt."
     if key == "sieg":
         return f"{who} erreicht {count(int(params.get('punkte') or 0), 'Siegpunkt', 'Siegpunkte')} und gewinnt."
-    if _SEAT.search(text):
+    if SEAT_WORD.search(text):
         return names_for_seats(text, view)
     return None
 
