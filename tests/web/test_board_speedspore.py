@@ -304,7 +304,8 @@ def test_a_supply_trade_is_two_clicks_on_cards() -> None:
 def test_an_offer_is_made_by_clicking_cards_given_and_wanted() -> None:
     view = _view_with("angebot")
     html = str(spore.render(view))
-    assert 'aria-label="Eigenes Angebot an alle"' in html and "dock" in html
+    # in the page's flow, not fixed over the island on a phone: an offer is a choice, never pending
+    assert 'class="part spore-choice" id="spore-offer' in html and 'aria-label="Eigenes Angebot an alle"' in html
     hand = view["board"]["du"]["hand"]
     give = next(kind for kind, n in hand.items() if n)
     take = next(kind for kind in spore.KINDS if kind != give)

@@ -659,7 +659,9 @@ def _choice_panel(view: dict[str, Any], board: dict[str, Any], moves: list[Any],
     tally = (f"Du gibst {count(total, 'Karte', 'Karten')}, du willst "
              f"{count(sum(take.values()), 'Karte', 'Karten')}")
     button = "Angebot ansehen" if choice == "angebot" else "Gegenangebot ansehen"
-    return Markup('<section class="part spore-choice dock" id="{}"{} aria-label="{}"><h4>{}</h4>'
+    # Not a `dock` of its own: an offer is never pending (docked on a phone it hid the island for the whole
+    # building phase); a counter-offer is drawn inside the answer's dock.
+    return Markup('<section class="part spore-choice" id="{}"{} aria-label="{}"><h4>{}</h4>'
                   '<p class="side">Du gibst (klicke Karten deiner Hand):</p>{}'
                   '<p class="side">Du willst (klicke „+“):</p>{}<p class="tally" role="status">{}</p>{}</section>'
                   ).format(ident, preserve, title, title, _side(view, ident, choice, "gib", give, take, hand),
