@@ -90,7 +90,10 @@
       picked = null; // a new state: its choices start afresh
       return;
     }
-    var lost = !document.activeElement || document.activeElement === document.body;
+    // With the move bar open the pick is done: its "Zug ausführen" has the focus (autofocus). Taking the focus back
+    // to the pick's target here, between the bar's swap and its autofocus, lost an Enter pressed in that moment.
+    var barOpen = !!document.querySelector("#preview .move-bar");
+    var lost = !barOpen && (!document.activeElement || document.activeElement === document.body);
     showPick(board, picked.key, lost);
   });
 })();
