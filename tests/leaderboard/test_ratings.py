@@ -129,6 +129,36 @@ async def test_a_player_who_leaves_is_rated_last_even_when_the_computer_won_thei
     assert left["after"] < computer["after"]
 
 
+async def test_a_partner_who_played_on_after_the_team_mate_left_is_rated_by_the_teams_result(
+    leaderboard: httpx.AsyncClient, nc: NatsClient
+) -> None:
+    """A 2 v 2 game (as Speednova's teams): Bert leaves, the computer plays his seat on, and Anna with it wins. The
+    rules score the team by its result (both partners place 1, docs/rules/speednova.md) and the leaver −10: Anna's rating moves as
+    a winner's, the opponents' as losers', and only Bert's as if his team had come last."""
+    variant = fresh_variant()
+    anna, bert, cleo, dora = human("Anna"), human("Bert"), human("Cleo"), human("Dora")
+    left = game_ended([anna, cleo, bert, dora], scores=[7, 4, 7, 4], places=[1, 3, 1, 3], points=[120, 50, -10, 50],
+                      variant=variant, teams=[[0, 2], [1, 3]], left=[2], left_with_other_humans=[2])
+    # The same game without a leaver, between four new players: what a team's win and loss do to ratings.
+    stayed = game_ended([human("Emil"), human("Frieda"), human("Gustav"), human("Hanna")], scores=[7, 4, 7, 4],
+                        places=[1, 3, 1, 3], points=[120, 50, 120, 50], variant=fresh_variant(),
+                        teams=[[0, 2], [1, 3]])
+
+    await publish_and_wait(nc, left, stayed)
+
+    winner, loser, _, _ = (seat["rating"] for seat in await end_table(leaderboard, stayed))
+    partner, opponent, leaver, other_opponent = (seat["rating"] for seat in await end_table(leaderboard, left))
+    assert partner["after"] > 1500 > leaver["after"]
+    assert (partner["mu_after"], partner["sigma_after"]) == (winner["mu_after"], winner["sigma_after"])
+    assert opponent["mu_after"] == other_opponent["mu_after"] == loser["mu_after"] < 25
+    assert leaver["mu_after"] == loser["mu_after"]  # as if his team had lost: who leaves is rated last
+    # The lists say the same: the partner keeps the team's points and win, the leaver gets −10.
+    listed = {entry["player_id"]: entry for entry in
+              (await leaderboard.get(f"/leaderboards/speedmosaik/{variant}")).json()["entries"]}
+    assert (listed[anna["player_id"]]["points"], listed[anna["player_id"]]["wins"]) == (120, 1)
+    assert listed[bert["player_id"]]["points"] == -10
+
+
 async def test_solo_and_practice_games_are_not_rated(leaderboard: httpx.AsyncClient, nc: NatsClient) -> None:
     variant, anna = fresh_variant(), human("Anna")
     solo = game_ended([anna], scores=[40], places=[1], points=[40], variant=variant)
