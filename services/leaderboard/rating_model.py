@@ -90,8 +90,11 @@ def rated_seats(seats: Sequence[Mapping[str, Any]], teams: Sequence[Sequence[int
     """Return the rated seats of a finished game, or () when it is not rated (fewer than two sides, no human).
 
     ``seats`` are the end table's (``seat``, ``kind``, ``level``, ``player_id``, ``place``). A side is a team
-    (``teams``) or a single seat. A side's rank is its place; a side with a human who left ranks last, behind
-    every side that stayed (all such sides share the last rank): the computer finished that seat's game.
+    (``teams``) or a single seat. A seat's rank is its side's place, except for a human who left (``left``): that
+    seat ranks last, behind every side that stayed (all leavers share the last rank), because the computer finished
+    its game. A team member who stayed keeps the team's place (eigene Festlegung: the rules score the team by its
+    result, and the partner played it to the end), so one side may hold seats of two ranks (`rate` says what that
+    means); a team whose members all left ranks last as a whole.
     """
     team_of = {seat: index for index, team in enumerate(teams) for seat in team}
     sides: dict[int, list[Mapping[str, Any]]] = {}
@@ -107,19 +110,22 @@ def rated_seats(seats: Sequence[Mapping[str, Any]], teams: Sequence[Sequence[int
     rated: list[RatedSeat] = []
     for number, side in enumerate(sorted(sides)):
         members = sides[side]
-        deserted = any(member.get("kind") == "human" and int(member["seat"]) in left for member in members)
-        rank = last if deserted else min(int(member["place"]) for member in members)
+        place = min(int(member["place"]) for member in members)
         for member in members:
+            deserted = member.get("kind") == "human" and int(member["seat"]) in left
             key = (str(member["player_id"]) if member.get("kind") == "human" else computer_key(member.get("level")))
-            rated.append(RatedSeat(seat=int(member["seat"]), key=key, side=number, rank=rank))
+            rated.append(RatedSeat(seat=int(member["seat"]), key=key, side=number, rank=last if deserted else place))
     return tuple(sorted(rated, key=lambda seat: seat.seat))
 
 
 def rate(game: RatedGame, before: Mapping[str, Rating]) -> dict[str, Rating]:
     """Return each key's rating after ``game``, from its rating before (``INITIAL`` when missing).
 
-    A key that holds several seats (two computers of one level) moves by the sum of its seats' changes in μ
-    and takes the smallest of their σ: each seat is one more result of that level (eigene Festlegung).
+    The game as played: every side at its best seat's rank. A seat ranked worse than its own side (a team member
+    who left while the partner played on) takes its rating from one more update of the same sides, in which only
+    its side has that seat's rank (last): the leaver moves as if the team had come last, every other seat as the
+    game went. A key that holds several seats (two computers of one level) moves by the sum of its seats' changes
+    in μ and takes the smallest of their σ: each seat is one more result of that level (eigene Festlegung).
     """
     sides: dict[int, list[RatedSeat]] = {}
     for seat in game.seats:
@@ -127,11 +133,16 @@ def rate(game: RatedGame, before: Mapping[str, Rating]) -> dict[str, Rating]:
     order = sorted(sides)
     teams = [[MODEL.rating(mu=before.get(seat.key, INITIAL).mu, sigma=before.get(seat.key, INITIAL).sigma)
               for seat in sides[side]] for side in order]
-    ranks = [float(sides[side][0].rank) for side in order]
-    updated = MODEL.rate(teams, ranks=ranks)
+    played = [min(seat.rank for seat in sides[side]) for side in order]
+    as_played = MODEL.rate(teams, ranks=[float(rank) for rank in played])
     moved: dict[str, list[Rating]] = {}
-    for side, ratings in zip(order, updated, strict=True):
-        for seat, rating in zip(sides[side], ratings, strict=True):
+    for position, side in enumerate(order):
+        for index, seat in enumerate(sides[side]):
+            updated = as_played
+            if seat.rank != played[position]:
+                updated = MODEL.rate(teams, ranks=[float(seat.rank if other == position else rank)
+                                                   for other, rank in enumerate(played)])
+            rating = updated[position][index]
             moved.setdefault(seat.key, []).append(Rating(float(rating.mu), float(rating.sigma)))
     after: dict[str, Rating] = {}
     for key, results in moved.items():

@@ -132,9 +132,9 @@ async def test_a_player_who_leaves_is_rated_last_even_when_the_computer_won_thei
 async def test_a_partner_who_played_on_after_the_team_mate_left_is_rated_by_the_teams_result(
     leaderboard: httpx.AsyncClient, nc: NatsClient
 ) -> None:
-    """A 2 v 2 game (as Speednova's teams): Bert leaves, the computer plays his seat on, and Anna with it wins. The
-    rules score the team by its result (both partners place 1, docs/rules/speednova.md) and the leaver −10: Anna's rating moves as
-    a winner's, the opponents' as losers', and only Bert's as if his team had come last."""
+    """A 2 v 2 game (as Speednova's teams): Bert leaves, the computer plays his seat on, and Anna with it wins.
+    The rules score the team by its result (both partners place 1, docs/rules/speednova.md) and the leaver −10:
+    Anna's rating moves as a winner's, the opponents' as losers', and only Bert's as if his team had come last."""
     variant = fresh_variant()
     anna, bert, cleo, dora = human("Anna"), human("Bert"), human("Cleo"), human("Dora")
     left = game_ended([anna, cleo, bert, dora], scores=[7, 4, 7, 4], places=[1, 3, 1, 3], points=[120, 50, -10, 50],
