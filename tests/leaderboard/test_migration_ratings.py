@@ -1,0 +1,154 @@
+"""Migration 0004 on a database with games (issue 36): a leaderboard at revision 0003 that projected played games
+(its tracking rows, results, standings, end tables and badges, but no ratings) is upgraded, and the ratings the
+migration's backfill wrote are exactly what projecting the same games' ends afresh writes, floats bit for bit."""
+
+from __future__ import annotations
+
+import json
+import random
+import uuid
+from collections.abc import AsyncIterator, Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+from alembic import command
+from alembic.config import Config
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from libs.platform.contracts.events import GameMode
+from libs.platform.database import REPO_ROOT, create_engine, session_factory
+from libs.platform.envelope import Event, EventType
+from libs.platform.settings import Settings
+from services.leaderboard.models import SCHEMA, metadata
+from services.leaderboard.projection import _project_unrated, project_finished_game, read_finished_game
+from tests.conftest import Infrastructure
+from tests.leaderboard.conftest import bot, fresh_variant, game_ended, human
+from tools.speed.rebuild_compare import compare_schemas
+from tools.speed.rebuild_leaderboard import IGNORED_COLUMNS, create_fresh_schema, fresh_schema_name
+
+GOLDEN = REPO_ROOT / "tests" / "audit" / "golden"
+START = datetime(2026, 11, 20, 18, 0, tzinfo=UTC)
+
+
+@pytest.fixture
+def database_url(infra: Infrastructure) -> Iterator[str]:
+    """A new, empty database on the test server (dropped afterwards); its URL."""
+    name = f"ratings_{uuid.uuid4().hex[:10]}"
+    admin_url = infra.database_url.rsplit("/", 1)[0] + "/postgres"
+    with psycopg.connect(admin_url, autocommit=True) as admin:
+        admin.execute(f'CREATE DATABASE "{name}"')
+    try:
+        yield infra.database_url.rsplit("/", 1)[0] + f"/{name}"
+    finally:
+        with psycopg.connect(admin_url, autocommit=True) as admin:
+            admin.execute(f'DROP DATABASE "{name}" WITH (FORCE)')
+
+
+@pytest.fixture
+async def engine(settings: Settings, database_url: str) -> AsyncIterator[AsyncEngine]:
+    engine = create_engine(settings.model_copy(update={"database_url": database_url}))
+    yield engine
+    await engine.dispose()
+
+
+def migrate_leaderboard(database_url: str, revision: str) -> None:
+    """Upgrade the leaderboard's schema to `revision`."""
+    config = Config()
+    config.set_main_option("script_location", str(REPO_ROOT / "services" / "leaderboard" / "migrations"))
+    config.set_main_option("sqlalchemy.url", Settings(database_url=database_url).sqlalchemy_url)
+    config.attributes["schema"] = SCHEMA
+    command.upgrade(config, revision)
+
+
+def golden_ends() -> list[Event]:
+    """The `GameEnded` of every golden export: games played through the platform to their end."""
+    ends = []
+    for path in sorted(GOLDEN.glob("*.json")):
+        for line in json.loads(Path(path).read_text())["events"]:
+            if line["type"] == EventType.GAME_ENDED:
+                ends.append(Event.decode(json.dumps(line)))
+    return ends
+
+
+def games_before_ratings(rng: random.Random) -> list[Event]:
+    """Ends as logs before the ratings hold them (no `teams`): two lists, eight players and the computers, 2–4
+    seats, shared places, leavers with and without other humans, equal end times, daily first attempts and
+    practice attempts, a game without a human and one with a human seat that has no player."""
+    players = [human(f"Spieler {index}") for index in range(8)]
+    events: list[Event] = []
+    for variant in (fresh_variant(), fresh_variant()):
+        for number in range(40):
+            size = rng.choice((2, 3, 4))
+            seats = [*rng.sample(players, size - 1), bot(rng.choice(("easy", "normal", "strong")))]
+            rng.shuffle(seats)
+            scores = [rng.randrange(0, 5) for _ in seats]
+            places = [1 + sum(other > score for other in scores) for score in scores]
+            humans = [index for index, seat in enumerate(seats) if seat["kind"] == "human"]
+            left = [index for index in humans if rng.random() < 0.1]
+            with_others = [index for index in left if len(humans) > 1]
+            mode = None
+            if number % 7 == 3:
+                mode = GameMode(key="tageswerkstatt", day=f"{START + timedelta(days=number):%Y-%m-%d}",
+                                attempt=1 + number % 2)
+            events.append(game_ended(seats, scores=scores, places=places, points=[score * 10 for score in scores],
+                                     variant=variant, left=left, left_with_other_humans=with_others, mode=mode,
+                                     at=START + timedelta(minutes=number // 2)))  # equal ends too
+        events.append(game_ended([bot("easy"), bot("strong")], scores=[3, 1], places=[1, 2], points=[30, 10],
+                                 variant=variant, at=START + timedelta(hours=3)))
+        nameless = {**human("Gast"), "player_id": None}
+        events.append(game_ended([nameless, players[0], bot("normal")], scores=[4, 2, 1], places=[1, 2, 3],
+                                 points=[40, 20, 10], variant=variant, at=START + timedelta(hours=3)))
+    return events
+
+
+async def projected_afresh(engine: AsyncEngine, events: list[Event]) -> str:
+    """Project `events` (one transaction each, as the live consumer) into a new schema; its name."""
+    fresh = fresh_schema_name()
+    await create_fresh_schema(engine, fresh)
+    sessions = session_factory(engine.execution_options(schema_translate_map={SCHEMA: fresh}))
+    for event in events:
+        async with sessions() as session, session.begin():
+            await project_finished_game(session, read_finished_game(event))
+    return fresh
+
+
+async def differences_from(engine: AsyncEngine, fresh: str) -> list[str]:
+    """How the live schema differs from `fresh`, as `speed rebuild leaderboard` reports it."""
+    async with engine.connect() as connection:
+        differences = await compare_schemas(connection, metadata, SCHEMA, fresh, IGNORED_COLUMNS)
+    return ["\n".join(difference.lines()) for difference in differences]
+
+
+async def test_the_backfill_of_a_database_with_games_writes_what_a_fresh_projection_does(
+        engine: AsyncEngine, database_url: str) -> None:
+    events = [*golden_ends(), *games_before_ratings(random.Random(36))]
+    arrived = events[:]
+    random.Random(4).shuffle(arrived)  # the order the consumer at 0003 projected them in is not the rating order
+    before, after = arrived[:70], arrived[70:]
+    migrate_leaderboard(database_url, "0003")
+    sessions = session_factory(engine)
+    for event in before:  # what the service at revision 0003 wrote per game: everything but ratings
+        async with sessions() as session, session.begin():
+            assert await _project_unrated(session, read_finished_game(event)) is not None
+
+    migrate_leaderboard(database_url, "head")
+
+    assert await differences_from(engine, await projected_afresh(engine, before)) == []
+    async with engine.connect() as connection:
+        rated = (await connection.exec_driver_sql(
+            f'SELECT count(DISTINCT game_id), count(DISTINCT (game, variant)) FROM "{SCHEMA}".rating_changes')).one()
+    # Every game but the practice attempts and those without a human; the golden games' four lists and the two.
+    unrated = sum(1 for event in before if (event.data.get("mode") or {}).get("attempt") == 2
+                  or not any(seat["kind"] == "human" and seat["player_id"] for seat in event.data["seats"]))
+    assert tuple(rated) == (len(before) - unrated, 4 + 2)
+    # The service goes on with the games that end after the upgrade, some of them earlier in rating order than
+    # backfilled ones: their lists rewind over the backfill's rows (its stored ratings before each game).
+    backfilled = {(event.data["variant"], event.at) for event in before}
+    assert any(variant == event.data["variant"] and event.at < at for event in after for variant, at in backfilled)
+    for event in after:
+        async with sessions() as session, session.begin():
+            await project_finished_game(session, read_finished_game(event))
+    assert await differences_from(engine, await projected_afresh(engine, arrived)) == []
