@@ -135,6 +135,6 @@ async def test_a_month_whose_tables_were_dropped_stops_the_rebuild_with_its_name
     assert "verschieden" not in out and "gleich" not in out
     assert err.splitlines()[0] == (
         "Neubau nicht möglich: Der Monat 2025-01 des Archivs ist abgehängt und seine Tabelle \"table\".events_2025_01 "
-        "gibt es nicht mehr (2 Partien). Der Neubau liest jeden Monat, sonst fehlten deren Spielenden.")
+        "gibt es nicht mehr (2 Partien). Der Neubau liest jeden Monat, sonst fehlten die Spielenden dieses Monats.")
     assert "speed archive attach 2025-01" in err
     assert "2025-02" not in err  # detached but still there: read

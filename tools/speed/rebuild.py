@@ -57,7 +57,9 @@ def _engine(url: str | None) -> AsyncEngine:
 
 
 async def _rebuild_leaderboard(args: argparse.Namespace) -> int:
+    from services.table.archive_months import partition_name
     from tools.speed.rebuild_leaderboard import live_schema_exists, rebuild_leaderboard
+    from tools.speed.rebuild_log import MonthsMissing
 
     settings = operator_settings()
     if settings.rule_plugins:  # extra games the services load: their badges are known to the projection too
@@ -70,6 +72,9 @@ async def _rebuild_leaderboard(args: argparse.Namespace) -> int:
         nc = await _connect_nats(args.nats_url)
         try:
             rebuild = await rebuild_leaderboard(engine, nc.jetstream(), keep=args.keep)
+        except MonthsMissing as missing:
+            print("\n".join(missing.lines()), file=sys.stderr)
+            return 2
         finally:
             await nc.close()
     finally:
@@ -79,6 +84,9 @@ async def _rebuild_leaderboard(args: argparse.Namespace) -> int:
           f"({ends.archived} im Archiv, {ends.streamed} nur im Strom GAMES), {rebuild.projected} eingetragen.")
     if ends.archive_missing:
         print('Hinweis: kein Archiv ("table".events); nur der Strom GAMES wurde gelesen.')
+    for month in ends.detached_read:
+        print(f'Hinweis: abgehängter Monat {month:%Y-%m} aus seiner Tabelle "table".{partition_name("events", month)} '
+              "gelesen.")
     notes = (("ohne Kopie auf GAME_FACTS (noch nicht veröffentlicht oder dort schon gelöscht)", ends.not_on_facts),
              ("auf GAME_FACTS, aber nicht im Log", ends.facts_not_in_log),
              ("Kopie oder Archiv weicht vom Log ab", ends.copies_differing),
