@@ -1,6 +1,8 @@
-"""Migration 0004 on a database with games (issue 36): a leaderboard at revision 0003 that projected played games
-(its tracking rows, results, standings, end tables and badges, but no ratings) is upgraded, and the ratings the
-migration's backfill wrote are exactly what projecting the same games' ends afresh writes, floats bit for bit."""
+"""The rating migrations on databases with games (issue 36). 0004: a leaderboard at revision 0003 that projected
+played games (its tracking rows, results, standings, end tables and badges, but no ratings) is upgraded, and the
+ratings the migration's backfill wrote are exactly what projecting the same games' ends afresh writes, floats bit
+for bit. 0006: team games where a partner left, rated by the older rule (the whole team last), are rated again as
+a fresh projection rates them."""
 
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ import psycopg
 import pytest
 from alembic import command
 from alembic.config import Config
+from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from libs.platform.contracts.events import GameMode
@@ -23,6 +26,7 @@ from libs.platform.envelope import Event, EventType
 from libs.platform.settings import Settings
 from services.leaderboard.models import SCHEMA, metadata
 from services.leaderboard.projection import _project_unrated, project_finished_game, read_finished_game
+from services.leaderboard.rating_projection import rebuild_ratings
 from tests.conftest import Infrastructure
 from tests.leaderboard.conftest import bot, fresh_variant, game_ended, human
 from tools.speed.rebuild_compare import compare_schemas
@@ -151,3 +155,49 @@ async def test_the_backfill_of_a_database_with_games_writes_what_a_fresh_project
         async with sessions() as session, session.begin():
             await project_finished_game(session, read_finished_game(event))
     assert await differences_from(engine, await projected_afresh(engine, arrived)) == []
+
+
+def team_games(rng: random.Random) -> list[Event]:
+    """2 v 2 games of one list (teams in GameEnded, as logs since the ratings have them), partners leaving in some,
+    and 2-seat games of the same players between them."""
+    players = [human(f"Spieler {index}") for index in range(6)]
+    variant, events = fresh_variant(), []
+    for number in range(30):
+        if number % 3:
+            seats = [*rng.sample(players, 3), bot("normal")]
+            rng.shuffle(seats)
+            first, second = rng.choice(((1, 3), (3, 1), (1, 1)))
+            humans = [index for index, seat in enumerate(seats) if seat["kind"] == "human"]
+            left = [index for index in humans if rng.random() < 0.3]
+            events.append(game_ended(seats, scores=[5, 3, 5, 3], places=[first, second, first, second],
+                                     points=[50, 30, 50, 30], variant=variant, teams=[[0, 2], [1, 3]], left=left,
+                                     left_with_other_humans=left, at=START + timedelta(minutes=number)))
+        else:
+            events.append(game_ended(rng.sample(players, 2), scores=[4, 2], places=[1, 2], points=[40, 20],
+                                     variant=variant, at=START + timedelta(minutes=number)))
+    return events
+
+
+async def test_team_games_rated_by_the_older_rule_are_rated_again_as_a_fresh_projection_does(
+        engine: AsyncEngine, database_url: str) -> None:
+    events = team_games(random.Random(6))
+    migrate_leaderboard(database_url, "0005")
+    sessions = session_factory(engine)
+    for event in events:
+        async with sessions() as session, session.begin():
+            await project_finished_game(session, read_finished_game(event))
+    # What the release before wrote: every seat of a team with a leaver ranked last, the lists rated so.
+    async with sessions() as session, session.begin():
+        changed = await session.execute(text(f"""
+            UPDATE "{SCHEMA}".rating_changes c SET rank = jsonb_array_length(g.seats) + 1
+            FROM "{SCHEMA}".finished_games g WHERE g.game_id = c.game_id AND c.rank < jsonb_array_length(g.seats) + 1
+            AND EXISTS (SELECT 1 FROM "{SCHEMA}".rating_changes o WHERE o.game_id = c.game_id AND o.side = c.side
+                        AND o.rank = jsonb_array_length(g.seats) + 1)"""))
+        assert changed.rowcount > 0  # the mix has such partners
+        await rebuild_ratings(session)
+    fresh = await projected_afresh(engine, events)
+    assert await differences_from(engine, fresh) != []
+
+    migrate_leaderboard(database_url, "head")
+
+    assert await differences_from(engine, fresh) == []
