@@ -1,8 +1,9 @@
 """Rebuild a projection from the game log into fresh tables and compare it with the live one (docs/rebuild.md).
 
-`speed rebuild leaderboard`: reads every `GameEnded` from the log (the archive "table".events, and the
-GAMES stream for games not archived yet), feeds them through the leaderboard's own projection code in the
-order its consumer read them into a fresh schema, and compares every table with the live one.
+`speed rebuild leaderboard`: reads every `GameEnded` from the log (every month of the archive "table".events,
+a detached one from its own table, and the GAMES stream for games not archived yet), feeds them through the
+leaderboard's own projection code in the order its consumer read them into a fresh schema, and compares every
+table with the live one; refuses (2) when a month of the archive is no longer in the database, naming it.
 `speed rebuild ledger`: the ledger is a book, not a projection of the log; checks its derived figures
 (balances) against its postings instead. Prints "gleich" or the first differences; exits 0 when equal,
 1 when not, 2 when it cannot run.
