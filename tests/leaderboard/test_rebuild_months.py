@@ -17,11 +17,13 @@ from typing import Any
 
 import psycopg
 import pytest
+from alembic import command
+from alembic.config import Config
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from libs.devservers.nats_server import NatsServer, create_platform_streams
-from libs.platform.database import create_engine, session_factory, upgrade_all
+from libs.platform.database import REPO_ROOT, create_engine, session_factory, upgrade_all
 from libs.platform.envelope import Event, EventType, utc_stamp
 from libs.platform.settings import Settings
 from services.leaderboard.projection import project_finished_game, read_finished_game
@@ -30,6 +32,7 @@ from services.table.archive_months import detach_month
 from tests.conftest import Infrastructure
 from tests.leaderboard.conftest import bot, game_ended, human
 from tools.speed.cli import main as speed
+from tools.speed.rebuild_log import archived_ends
 
 OLD, OLDER = date(2025, 1, 1), date(2025, 2, 1)
 
@@ -138,3 +141,33 @@ async def test_a_month_whose_tables_were_dropped_stops_the_rebuild_with_its_name
         "gibt es nicht mehr (2 Partien). Der Neubau liest jeden Monat, sonst fehlten die Spielenden dieses Monats.")
     assert "speed archive attach 2025-01" in err
     assert "2025-02" not in err  # detached but still there: read
+
+
+async def test_an_archive_not_kept_by_month_yet_is_read_as_one_table(infra: Infrastructure, settings: Settings) -> None:
+    """Before the table's migration 0003 the archive is one table without months: nothing is detached."""
+    name = f"months_{uuid.uuid4().hex[:10]}"
+    admin_url = infra.database_url.rsplit("/", 1)[0] + "/postgres"
+    with psycopg.connect(admin_url, autocommit=True) as admin:
+        admin.execute(f'CREATE DATABASE "{name}"')
+    database_url = infra.database_url.rsplit("/", 1)[0] + f"/{name}"
+    engine = create_engine(settings.model_copy(update={"database_url": database_url}))
+    try:
+        config = Config()
+        config.set_main_option("script_location", str(REPO_ROOT / "services" / "table" / "migrations"))
+        config.set_main_option("sqlalchemy.url", Settings(database_url=database_url).sqlalchemy_url)
+        config.attributes["schema"] = "table"
+        await asyncio.to_thread(command.upgrade, config, "0002")
+        end = game_ended([human("Anna"), bot("easy")], scores=[3, 1], places=[1, 2], points=[30, 10], n=2)
+        async with engine.begin() as connection:
+            await connection.execute(text(
+                'INSERT INTO "table".events (game_id, n, stream_seq, type, at, body) '
+                "VALUES (:game_id, 2, 7, :type, now(), :body)"),
+                {"game_id": end.game_id, "type": EventType.GAME_ENDED, "body": end.encode().decode()})
+        archived = await archived_ends(engine)
+        assert archived is not None
+        stored, detached = archived
+        assert ([item.event.game_id for item in stored], detached) == ([end.game_id], [])
+    finally:
+        await engine.dispose()
+        with psycopg.connect(admin_url, autocommit=True) as admin:
+            admin.execute(f'DROP DATABASE "{name}" WITH (FORCE)')

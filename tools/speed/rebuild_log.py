@@ -116,7 +116,13 @@ async def read_stream(js: JetStreamContext, stream: str, subject: str) -> list[t
 
 async def detached_months(connection: AsyncConnection) -> tuple[dict[date, str], list[MissingMonth]]:
     """Return the archive's months not attached to `"table".events`: those whose events table is still there
-    (month -> its table, quoted) and those the catalog has games of whose table is gone."""
+    (month -> its table, quoted) and those the catalog has games of whose table is gone. An archive not yet kept
+    by month (before the table's migration 0003) has none."""
+    partitioned = await connection.execute(text(
+        "SELECT c.relkind = 'p' FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
+        "WHERE n.nspname = :schema AND c.relname = 'events'"), {"schema": ARCHIVE_SCHEMA})
+    if not partitioned.scalar():
+        return {}, []
     attached = await attached_months(connection)
     present: dict[date, str] = {}
     for (name,) in await connection.execute(text(
