@@ -1,8 +1,13 @@
 """Write the test vectors of docs/audit.md's specification (tests/audit/vectors/): a short real export and every
-intermediate value of its hashes, digests and commitment.
+intermediate value of its hashes, digests and commitment; and, derived from it and from the golden exports, the
+signed copies (``DERIVED``: an operator's, a player's, a daily game's player copy, a team's copy with the receipts
+its player holds) with ``index.json``, the verdict the audit gives each.
 
-Run once (``.venv/bin/python -m tests.audit.make_vectors``); the vectors are the specification's examples and
-are never regenerated to make a failing test pass. The game: Speednova's solo Rekordjagd (one seat, about
+Run with ``.venv/bin/python -m tests.audit.make_vectors``. The played export (``speednova_rekordjagd.json``) is
+written once, only when missing; the derived vectors are pure functions of committed files (the exports, the test
+key tests/audit/signing_test_key.json; Ed25519 signs deterministically), so the script writes them byte for byte the
+same every time, and ``test_vectors.py`` checks that it does. None of them is ever regenerated to make a failing
+test pass. The game: Speednova's solo Rekordjagd (one seat, about
 40 moves, each draw a private part for seat 0), its human "Jörg Größe" (non-ASCII in GameStarted) plays five
 moves, then leaves and the computer plays on; German effect texts with umlauts and „quotes“ throughout.
 ``digests.json`` is computed with the project's code (``libs.platform``); ``test_vectors.py`` checks it
@@ -23,19 +28,21 @@ import httpx
 import nats
 
 from libs.audit import audit
+from libs.audit.receipts import check_receipts, read_receipts
 from libs.audit.seeds import commitment
 from libs.devservers.servers import start_servers
 from libs.platform.auth import Identity, PlayerKind
 from libs.platform.canonical import canonical_json, sha256_hex
 from libs.platform.contracts.commands import START_GAME, StartGame, StartSeat
 from libs.platform.envelope import Event, compute_hash
-from libs.platform.private import PRIVATE, digest_of, is_sealed, redact, salt_for
+from libs.platform.private import PRIVATE, digest_of, is_sealed, redact, reveal_for, salt_for
 from libs.platform.rpc import call
 from libs.platform.settings import get_settings
+from libs.platform.signing import Keyring, public_keys
 from services.bot.app import create_app as bot_app
 from services.table.app import create_app
 from tests.audit.games import FixedSeeds, bearer, wait_ended
-from tests.audit.make_golden import write_export
+from tests.audit.make_golden import DAILY_SOURCE, TEST_KEY_FILE, export_text, golden_path, write_export
 from tests.conftest import Infrastructure, running_app
 
 VECTORS = Path(__file__).resolve().parent / "vectors"
@@ -141,7 +148,127 @@ def digests(document: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def signed_copy(document: dict[str, Any], keyring: Keyring) -> dict[str, Any]:
+    """``document`` as a table holding ``keyring`` would have exported it: every event and team-log entry signed,
+    ``signing_keys`` naming the active key (the hashes are unchanged: ``sig`` is not hashed)."""
+    signed: dict[str, Any] = json.loads(json.dumps(document))
+    for event in signed["events"]:
+        event["sig"] = keyring.sign(event["game_id"], event["n"], event["hash"])
+    for log in signed.get("team_logs") or []:
+        for entry in log["events"]:
+            entry["sig"] = keyring.sign(entry["game_id"], entry["n"], entry["hash"], log["team"])
+    signed["signing_keys"] = keyring.published_for([keyring.active])
+    return signed
+
+
+def player_copy(document: dict[str, Any], seat: int) -> dict[str, Any]:
+    """The export the player at ``seat`` gets of an operator's ``document`` (services/table/export_routes.py): every
+    private part not for ``seat`` redacted (the seed's, sealed for nobody, too), only the team log of the seat's
+    team, ``scope: "seat"`` and ``viewer_seat``; hashes and signatures unchanged."""
+    copy_: dict[str, Any] = json.loads(json.dumps(document))
+    copy_["scope"], copy_["viewer_seat"] = "seat", seat
+    for event in copy_["events"]:
+        event["data"] = reveal_for(event["data"], seat)
+    if "team_logs" in copy_:
+        copy_["team_logs"] = [log for log in copy_["team_logs"] if seat in log["seats"]]
+    return copy_
+
+
+def receipt_of(event: dict[str, Any], team: int | None = None) -> dict[str, Any]:
+    """The receipt a table hands out for ``event`` (a game event, or an entry of team ``team``'s log)."""
+    receipt = {"game_id": event["game_id"], "n": event["n"], "hash": event["hash"], "kid": event["sig"]["kid"],
+               "sig": event["sig"]["sig"]}
+    return receipt if team is None else {**receipt, "team": team}
+
+
+def kept_receipts(document: dict[str, Any], seat: int) -> list[Any]:
+    """The receipts the player at ``seat`` kept, in the forms a receipts file may hold them: the answers to their own
+    moves (saved whole: ``{"receipt": …}``), the live updates after each entry of their team's log and the last one,
+    of the game's end (a bare receipt, and one carrying ``"team": null``, which reads as a game event's)."""
+    player = document["seats"][seat]["player_id"]
+    own = [{"receipt": receipt_of(event)} for event in document["events"]
+           if event["type"] == "MoveMade" and event["actor"] == player]
+    team = [{"receipt": receipt_of(entry, log["team"])} for log in document.get("team_logs") or []
+            if seat in log["seats"] for entry in log["events"]]
+    last = receipt_of(document["events"][-1])
+    return [*own, *team, receipt_of(document["events"][-2]), {**last, "team": None}]
+
+
+def _load(path: Path) -> dict[str, Any]:
+    document: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return document
+
+
+DERIVED: dict[str, tuple[str, str]] = {
+    "speednova_rekordjagd_signed.json":
+        ("speednova_rekordjagd.json signed with the test key: a signed operator copy",
+         "vectors/speednova_rekordjagd.json"),
+    "speedkoi_seat0_signed.json":
+        ("the player's copy (seat 0) of a signed Speedkoi game: the computer's private parts and the seed redacted",
+         "golden/speedkoi_v1_signed.json"),
+    "daily_speedmosaik_seat0.json":
+        ("the player's copy (seat 0) of a daily game after the day's end: the seed from the header, GameEnded's "
+         "seed \"\", the seed sealed for nobody redacted", "vectors/daily_speedmosaik.json"),
+    "speednova_v2_team0_signed.json":
+        ("the copy of team 0's player (seat 0) of a signed speednova@2 game: team 0's log only",
+         "golden/speednova_v2_signed.json"),
+}
+"""Each derived vector: what it is and the committed file it is derived from (relative to tests/audit/)."""
+RECEIPTS = "speednova_v2_team0_receipts.json"
+"""The receipts seat 0 of the team vector kept (``kept_receipts``), proved against it."""
+
+
+def derived_vectors() -> dict[str, str]:
+    """Every derived vector file's text (``DERIVED``, the receipts file and ``index.json``), by file name."""
+    keyring = Keyring.load(TEST_KEY_FILE)
+    documents = {
+        "speednova_rekordjagd_signed.json": signed_copy(_load(VECTORS / "speednova_rekordjagd.json"), keyring),
+        "speedkoi_seat0_signed.json": player_copy(_load(golden_path("speedkoi", 1, signed=True)), 0),
+        "daily_speedmosaik_seat0.json": player_copy(_load(DAILY_SOURCE), 0),
+        "speednova_v2_team0_signed.json": player_copy(_load(golden_path("speednova", 2, signed=True)), 0),
+    }
+    receipts = kept_receipts(documents["speednova_v2_team0_signed.json"], 0)
+    texts = {name: export_text(document) for name, document in documents.items()}
+    texts[RECEIPTS] = json.dumps(receipts, ensure_ascii=False, indent=1) + "\n"
+    trusted = public_keys(keyring.published_for([keyring.active]))
+    index = []
+    for name in ("speednova_rekordjagd.json", "daily_speedmosaik.json", *DERIVED):
+        document = documents.get(name) or _load(VECTORS / name)
+        what, source = DERIVED.get(name, ("written once from a game played on a table", ""))
+        report = audit(document, trusted_keys=trusted)
+        entry: dict[str, Any] = {"file": name, "what": what, **({"from": source} if source else {}),
+                                 "verdict": verdict(report.to_json())}
+        if name == "speednova_v2_team0_signed.json":
+            proved = check_receipts(document, read_receipts(receipts), trusted).to_json()
+            entry["receipts"] = {"file": RECEIPTS, **{key: proved[key] for key in
+                                                      ("passed", "proven", "team_proven", "other_games")}}
+        index.append(entry)
+    texts["index.json"] = json.dumps({
+        "about": "The verdict docs/audit.md's audit gives each export vector, with the signatures checked against the "
+                 "test key tests/audit/signing_test_key.json (written by tests/audit/make_vectors.py; checked by "
+                 "tests/audit/test_vectors.py).",
+        "test_key": keyring.published_for([keyring.active])[0], "vectors": index}, ensure_ascii=False, indent=1) + "\n"
+    return texts
+
+
+def verdict(report: dict[str, Any]) -> dict[str, Any]:
+    """What of an audit report a vector pins: passed or the difference, the checks, events, moves, signatures."""
+    return {"passed": report["passed"], "difference": report["difference"], "checks": report["checks"],
+            "events": report["events"], "moves": report["moves"], "signatures": report.get("signatures")}
+
+
 def main() -> int:
+    played = VECTORS / "speednova_rekordjagd.json"
+    if not played.exists():
+        write_played()
+    for name, text in derived_vectors().items():
+        (VECTORS / name).write_text(text, encoding="utf-8")
+        print(f"{name} geschrieben")
+    return 0
+
+
+def write_played() -> None:
+    """Play the vector game and write it with its digests (only when it is missing: it is written once)."""
     with tempfile.TemporaryDirectory(prefix="vectors-") as root:
         servers = start_servers(Path(root), throwaway=True)
         try:
@@ -159,7 +286,6 @@ def main() -> int:
     (VECTORS / "digests.json").write_text(json.dumps(digests(document), ensure_ascii=False, indent=1) + "\n",
                                           encoding="utf-8")
     print(f"{len(document['events'])} Ereignisse, {report.verdict()}")
-    return 0
 
 
 if __name__ == "__main__":
