@@ -253,8 +253,13 @@ def derived_vectors() -> dict[str, str]:
 
 def verdict(report: dict[str, Any]) -> dict[str, Any]:
     """What of an audit report a vector pins: passed or the difference, the checks, events, moves, signatures."""
+    signatures = report.get("signatures") or {}
+    team = signatures.get("team_logs")
     return {"passed": report["passed"], "difference": report["difference"], "checks": report["checks"],
-            "events": report["events"], "moves": report["moves"], "signatures": report.get("signatures")}
+            "events": report["events"], "moves": report["moves"],
+            "signatures": {"signed_by": signatures.get("signed_by"), "unsigned": signatures.get("unsigned"),
+                           **({"team_signed_by": team.get("signed_by"), "team_unsigned": team.get("unsigned")}
+                              if team else {})}}
 
 
 def main() -> int:
