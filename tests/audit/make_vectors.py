@@ -28,13 +28,14 @@ import httpx
 import nats
 
 from libs.audit import audit
+from libs.audit.document import UnusableDocument, read_json
 from libs.audit.receipts import check_receipts, read_receipts
 from libs.audit.seeds import commitment
 from libs.devservers.servers import start_servers
 from libs.platform.auth import Identity, PlayerKind
 from libs.platform.canonical import canonical_json, sha256_hex
 from libs.platform.contracts.commands import START_GAME, StartGame, StartSeat
-from libs.platform.envelope import Event, compute_hash
+from libs.platform.envelope import GENESIS, Event, compute_hash
 from libs.platform.private import PRIVATE, digest_of, is_sealed, redact, reveal_for, salt_for
 from libs.platform.rpc import call
 from libs.platform.settings import get_settings
@@ -218,8 +219,90 @@ RECEIPTS = "speednova_v2_team0_receipts.json"
 """The receipts seat 0 of the team vector kept (``kept_receipts``), proved against it."""
 
 
+def rehashed(document: dict[str, Any], start: int, keyring: Keyring) -> None:
+    """Re-hash the chain from event ``start`` on and sign each event anew with ``keyring``, as a forger holding the
+    key would (here the test key: deterministic)."""
+    events = document["events"]
+    for index in range(start - 1, len(events)):
+        event = events[index]
+        event["prev"] = events[index - 1]["hash"] if index else GENESIS
+        event["hash"] = compute_hash(Event(**{key: value for key, value in event.items() if key != "sig"}))
+        event["sig"] = keyring.sign(event["game_id"], event["n"], event["hash"])
+
+
+def _first_private_effect(document: dict[str, Any]) -> tuple[dict[str, Any], int]:
+    """The first MoveMade with a private effect, and that effect's index."""
+    for event in document["events"]:
+        if event["type"] == "MoveMade":
+            for index, effect in enumerate(event["data"]["effects"]):
+                if is_sealed(effect):
+                    return event, index
+    raise AssertionError("no private effect")
+
+
+def refused_vectors(operator: dict[str, Any], daily: dict[str, Any], team: dict[str, Any],
+                    keyring: Keyring) -> dict[str, tuple[str, str, str]]:
+    """The refusals of "Reading an export" and "Private parts": file name -> (what, derived from, text). Each is a
+    derived vector changed as a careless tool or a forger would change it (re-hashed and re-signed with the test key
+    where the change touches a hash)."""
+    cases: dict[str, tuple[str, str, str]] = {}
+    base, base_name = "speednova_rekordjagd_signed.json", "vectors/speednova_rekordjagd_signed.json"
+
+    def changed() -> dict[str, Any]:
+        copied: dict[str, Any] = json.loads(json.dumps(operator))
+        return copied
+
+    text = export_text(operator)
+    assert text.count('"scope": "operator"') == 1
+    cases["refused_duplicate_key.json"] = (
+        "the header names scope twice (first \"seat\", then \"operator\"): unusable",
+        base_name, text.replace('"scope": "operator"', '"scope": "seat", "scope": "operator"'))
+    document = changed()
+    document["events"][1]["data"]["seat"] = "ZAHL"
+    cases["refused_float.json"] = (
+        "event 2's data.seat written 0.0: no integer, so no canonical data (not re-hashed: it has no canonical hash)",
+        base_name, export_text(document).replace('"ZAHL"', "0.0"))
+    document = changed()
+    document["events"][3]["bemerkung"] = "vom Tisch geprüft"
+    cases["refused_unknown_member.json"] = ("event 4 has a member outside the envelope: unusable", base_name,
+                                            export_text(document))
+    document = changed()
+    document["events"][0]["sig"] = None
+    cases["refused_sig_null.json"] = ('event 1 has "sig": null instead of no sig: unusable', base_name,
+                                      export_text(document))
+    document = changed()
+    event, index = _first_private_effect(document)
+    event["data"]["effects"][index] = {"teil": event["data"]["effects"][index], "text": "verdeckt"}
+    rehashed(document, event["n"], keyring)
+    cases["refused_nested_private.json"] = (
+        f"event {event['n']}'s private effect {index} moved one level down into an effect (re-hashed, re-signed): "
+        "a private part where the table writes none", base_name, export_text(document))
+    document = changed()
+    event, index = _first_private_effect(document)
+    event["data"]["effects"][index]["$private"]["hinweis"] = "Stein 7"
+    cases["refused_private_member.json"] = (
+        f"event {event['n']}'s private effect {index} carries a member beside to, digest, salt, value (which the "
+        "hash does not cover: same hash, same signature)", base_name, export_text(document))
+    document = changed()
+    document["events"][0]["data"]["seed"]["$private"]["to"] = [0]
+    rehashed(document, 1, keyring)
+    cases["refused_seed_for_a_seat.json"] = (
+        "the seed sealed for seat 0 instead of for nobody (re-hashed, re-signed)", base_name, export_text(document))
+    document = json.loads(json.dumps(daily))
+    del document["seed"]
+    cases["refused_daily_without_seed.json"] = (
+        "the daily game's copy without the header's seed: GameEnded's is \"\", so no seed is revealed",
+        "vectors/daily_speedmosaik_seat0.json", export_text(document))
+    document = json.loads(json.dumps(team))
+    document["team_logs"][0]["events"][0]["bemerkung"] = "vom Tisch geprüft"
+    cases["refused_team_entry_member.json"] = ("entry 1 of team 0's log has a member outside the envelope: unusable",
+                                               "vectors/speednova_v2_team0_signed.json", export_text(document))
+    assert base in DERIVED
+    return cases
+
+
 def derived_vectors() -> dict[str, str]:
-    """Every derived vector file's text (``DERIVED``, the receipts file and ``index.json``), by file name."""
+    """Every derived vector file's text (``DERIVED``, the refusals, the receipts file and ``index.json``), by name."""
     keyring = Keyring.load(TEST_KEY_FILE)
     documents = {
         "speednova_rekordjagd_signed.json": signed_copy(_load(VECTORS / "speednova_rekordjagd.json"), keyring),
@@ -230,25 +313,38 @@ def derived_vectors() -> dict[str, str]:
     receipts = kept_receipts(documents["speednova_v2_team0_signed.json"], 0)
     texts = {name: export_text(document) for name, document in documents.items()}
     texts[RECEIPTS] = json.dumps(receipts, ensure_ascii=False, indent=1) + "\n"
+    refused = refused_vectors(documents["speednova_rekordjagd_signed.json"], documents["daily_speedmosaik_seat0.json"],
+                              documents["speednova_v2_team0_signed.json"], keyring)
+    texts.update({name: text for name, (_what, _source, text) in refused.items()})
     trusted = public_keys(keyring.published_for([keyring.active]))
     index = []
-    for name in ("speednova_rekordjagd.json", "daily_speedmosaik.json", *DERIVED):
-        document = documents.get(name) or _load(VECTORS / name)
-        what, source = DERIVED.get(name, ("written once from a game played on a table", ""))
-        report = audit(document, trusted_keys=trusted)
+    described = {**DERIVED, **{name: (what, source) for name, (what, source, _text) in refused.items()}}
+    for name in ("speednova_rekordjagd.json", "daily_speedmosaik.json", *described):
+        text = texts.get(name) or (VECTORS / name).read_text(encoding="utf-8")
+        what, source = described.get(name, ("written once from a game played on a table", ""))
         entry: dict[str, Any] = {"file": name, "what": what, **({"from": source} if source else {}),
-                                 "verdict": verdict(report.to_json())}
+                                 "verdict": verdict_of(text, trusted)}
         if name == "speednova_v2_team0_signed.json":
-            proved = check_receipts(document, read_receipts(receipts), trusted).to_json()
+            proved = check_receipts(documents[name], read_receipts(receipts), trusted).to_json()
             entry["receipts"] = {"file": RECEIPTS, **{key: proved[key] for key in
                                                       ("passed", "proven", "team_proven", "other_games")}}
         index.append(entry)
     texts["index.json"] = json.dumps({
         "about": "The verdict docs/audit.md's audit gives each export vector, with the signatures checked against the "
-                 "test key tests/audit/signing_test_key.json (written by tests/audit/make_vectors.py; checked by "
-                 "tests/audit/test_vectors.py).",
+                 "test key tests/audit/signing_test_key.json: exit 0 passed, 1 a difference, 2 unusable (written by "
+                 "tests/audit/make_vectors.py; checked by tests/audit/test_vectors.py).",
         "test_key": keyring.published_for([keyring.active])[0], "vectors": index}, ensure_ascii=False, indent=1) + "\n"
     return texts
+
+
+def verdict_of(text: str, trusted: Any) -> dict[str, Any]:
+    """The verdict ``speed audit FILE`` gives an export's text with ``trusted`` keys pinned: exit 2 and the reason
+    when it is unusable, else the report's stable fields (``verdict``) with exit 0 or 1."""
+    try:
+        report = audit(read_json(text.encode("utf-8")), trusted_keys=trusted)
+    except UnusableDocument as error:
+        return {"exit": 2, "unusable": str(error)}
+    return {"exit": 0 if report.passed else 1, **verdict(report.to_json())}
 
 
 def verdict(report: dict[str, Any]) -> dict[str, Any]:
