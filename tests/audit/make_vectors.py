@@ -258,6 +258,16 @@ def refused_vectors(operator: dict[str, Any], daily: dict[str, Any], team: dict[
         "the header names scope twice (first \"seat\", then \"operator\"): unusable",
         base_name, text.replace('"scope": "operator"', '"scope": "seat", "scope": "operator"'))
     document = changed()
+    document["events"][1]["data"]["chosen_by"] = "ZAHL"
+    cases["refused_nan.json"] = ("event 2's data.chosen_by written NaN, which is no JSON: unusable", base_name,
+                                 export_text(document).replace('"ZAHL"', "NaN"))
+    document = changed()
+    document["events"][0]["data"]["seats"][0]["name"] = "ZAHL"
+    cases["refused_lone_surrogate.json"] = ("a seat's name holding the escaped lone surrogate \\ud800: unusable",
+                                            base_name, export_text(document).replace('"ZAHL"', '"J\\ud800rg"'))
+    cases["refused_bom.json"] = ("the operator copy with a byte order mark before it: unusable", base_name,
+                                 "\ufeff" + text)
+    document = changed()
     document["events"][1]["data"]["seat"] = "ZAHL"
     cases["refused_float.json"] = (
         "event 2's data.seat written 0.0: no integer, so no canonical data (not re-hashed: it has no canonical hash)",
