@@ -213,6 +213,10 @@ DERIVED: dict[str, tuple[str, str]] = {
     "speednova_v2_team0_signed.json":
         ("the copy of team 0's player (seat 0) of a signed speednova@2 game: team 0's log only",
          "golden/speednova_v2_signed.json"),
+    "speedkoi_two_humans_signed.json":
+        ("a signed Speedkoi game with two humans: seat 0 leaves while seat 1's plays on (with_other_humans true, "
+         "left_with_other_humans [0]); seat 1 relabelled a human, re-hashed and re-signed",
+         "golden/speedkoi_v1_signed.json"),
 }
 """Each derived vector: what it is and the committed file it is derived from (relative to tests/audit/)."""
 RECEIPTS = "speednova_v2_team0_receipts.json"
@@ -238,6 +242,27 @@ def _first_private_effect(document: dict[str, Any]) -> tuple[dict[str, Any], int
                 if is_sealed(effect):
                     return event, index
     raise AssertionError("no private effect")
+
+
+def two_humans(document: dict[str, Any], keyring: Keyring, with_other_humans: bool = True) -> dict[str, Any]:
+    """A two-player game of ``document`` (seat 0 a human who leaves, seat 1 a computer) with seat 1 made a human,
+    "Bert", who plays every one of that seat's moves himself: the log a table writes when seat 0's human leaves while
+    another human plays on (PlayerLeft's ``with_other_humans`` true, GameEnded's ``left_with_other_humans`` [0]);
+    re-hashed and re-signed with ``keyring``. ``with_other_humans`` False writes PlayerLeft wrong (a refusal)."""
+    changed: dict[str, Any] = json.loads(json.dumps(document))
+    bert = {"account": None, "kind": "human", "level": None, "name": "Bert", "player_id": "bert-7a1c0e55"}
+    changed["events"][0]["data"]["seats"][1] = bert
+    changed["seats"][1] = {"seat": 1, **bert}
+    for event in changed["events"]:
+        if event["type"] == "MoveMade" and event["data"]["seat"] == 1:
+            event["data"]["chosen_by"], event["actor"] = "player", bert["player_id"]
+        elif event["type"] == "PlayerLeft":
+            event["data"]["with_other_humans"] = with_other_humans
+    ended = changed["events"][-1]["data"]
+    ended["seats"][1] = {"seat": 1, **bert}
+    ended["left_with_other_humans"] = [0]
+    rehashed(changed, 1, keyring)
+    return changed
 
 
 def refused_vectors(operator: dict[str, Any], daily: dict[str, Any], team: dict[str, Any],
@@ -307,6 +332,10 @@ def refused_vectors(operator: dict[str, Any], daily: dict[str, Any], team: dict[
     document["team_logs"][0]["events"][0]["bemerkung"] = "vom Tisch geprüft"
     cases["refused_team_entry_member.json"] = ("entry 1 of team 0's log has a member outside the envelope: unusable",
                                                "vectors/speednova_v2_team0_signed.json", export_text(document))
+    cases["refused_with_other_humans.json"] = (
+        "speedkoi_two_humans_signed.json with PlayerLeft's with_other_humans false although Bert plays on "
+        "(re-hashed, re-signed)", "golden/speedkoi_v1_signed.json",
+        export_text(two_humans(_load(golden_path("speedkoi", 1, signed=True)), keyring, with_other_humans=False)))
     assert base in DERIVED
     return cases
 
@@ -319,6 +348,7 @@ def derived_vectors() -> dict[str, str]:
         "speedkoi_seat0_signed.json": player_copy(_load(golden_path("speedkoi", 1, signed=True)), 0),
         "daily_speedmosaik_seat0.json": player_copy(_load(DAILY_SOURCE), 0),
         "speednova_v2_team0_signed.json": player_copy(_load(golden_path("speednova", 2, signed=True)), 0),
+        "speedkoi_two_humans_signed.json": two_humans(_load(golden_path("speedkoi", 1, signed=True)), keyring),
     }
     receipts = kept_receipts(documents["speednova_v2_team0_signed.json"], 0)
     texts = {name: export_text(document) for name, document in documents.items()}

@@ -210,3 +210,26 @@ def test_a_receipt_of_null_makes_the_receipts_file_unusable() -> None:
 def test_a_receipt_with_team_null_is_a_game_events_receipt() -> None:
     receipt = {"game_id": "g", "n": 3, "hash": "a" * 64, "kid": "b" * 16, "sig": "c" * 128}
     assert read_receipts([{**receipt, "team": None}])[0].get("team") is None
+
+
+# ---- who left with other humans: from the log alone -----------------------------------------------------------
+def test_left_with_other_humans_follows_from_the_seats_and_the_player_left_events() -> None:
+    """Seat 0's human leaves while seat 1's plays on (the vector speedkoi_two_humans_signed.json): PlayerLeft says
+    so, GameEnded lists seat 0; either written otherwise (and re-hashed) is a difference."""
+    vectors = Path(__file__).resolve().parent / "vectors"
+    document = json.loads((vectors / "speedkoi_two_humans_signed.json").read_text(encoding="utf-8"))
+    left = next(event for event in document["events"] if event["type"] == EventType.PLAYER_LEFT)
+    assert left["data"]["with_other_humans"] is True
+    assert document["events"][-1]["data"]["left_with_other_humans"] == [0]
+    assert audit(document).passed
+    forged = copy.deepcopy(document)
+    forged["events"][-1]["data"]["left_with_other_humans"] = []
+    rehash(forged, len(forged["events"]))
+    report = audit(forged)
+    assert report.difference is not None and report.difference.check == "outcome", report.lines()
+    assert report.difference.field == "data.left_with_other_humans"
+    forged = copy.deepcopy(document)
+    forged["events"][left["n"] - 1]["data"]["with_other_humans"] = False
+    rehash(forged, left["n"])
+    report = audit(forged)
+    assert report.difference is not None and report.difference.field == "data.with_other_humans", report.lines()
