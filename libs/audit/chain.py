@@ -1,4 +1,6 @@
-"""Check (a): the hash chain holds, numbered 1..N without a gap, each event linked to the one before."""
+"""Check (a): the hash chain holds, numbered 1..N without a gap, each event linked to the one before; its data is
+canonical, its private parts stand only where the table writes them (``private_part_problem``) and match their
+digests (docs/audit.md, "The event hash and the chain", "Private parts")."""
 
 from __future__ import annotations
 
