@@ -13,7 +13,8 @@ carry it: without it the receipt cannot be proved, which is reported, never pass
 
 The receipts file is a JSON list; each entry is a receipt, or an object holding one under ``receipt`` (a
 saved move answer, live update or ``table.cmd.play`` reply). A single object (not a list) is read as a list
-of one. Receipts of other games are passed over and counted.
+of one. Receipts of other games are passed over and counted. A receipt of ``null`` (an entry, or its ``receipt``)
+makes the file unusable; ``"team": null`` reads as no ``team`` (a game event's receipt).
 """
 
 from __future__ import annotations
@@ -95,6 +96,9 @@ def read_receipts(data: Any) -> list[dict[str, Any]]:
     receipts = []
     for position, entry in enumerate(entries, start=1):
         receipt = entry.get("receipt") if isinstance(entry, Mapping) and "receipt" in entry else entry
+        if receipt is None:
+            raise UnusableDocument(f"Quittung {position} ist null: eine Antwort ohne Quittung (von einem Tisch "
+                                   "ohne Schlüssel) belegt nichts und gehört nicht in die Quittungsdatei.")
         if not isinstance(receipt, Mapping):
             raise UnusableDocument(f"Quittung {position} ist kein JSON-Objekt.")
         for name, kind in _RECEIPT_FIELDS.items():

@@ -25,18 +25,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from libs.audit.compare import first_difference, plain
+from libs.audit.document import read_team_log_shapes
 from libs.audit.report import Difference
 from libs.platform.envelope import Event, EventType
+from libs.platform.private import PRIVATE
 from libs.platform.team_log import team_chain_problem
 from libs.rules import IllegalMove
 from libs.rules.engine import Engine, Position
 
 CHECK = "team"
 CHOSEN_BY = ("player", "bot", "timeout", "departed")
-_EVENT_FIELDS = ("game_id", "n", "type", "at", "actor", "rules", "data", "prev", "hash")
-_OPTIONAL_FIELDS = ("sig",)
-"""An entry may carry ``sig``, the table's signature of its hash (entries written before the table signed them
-lack it); checked with the signatures, last (``libs.audit.signatures``)."""
 
 
 class TeamLogProblem(Exception):
@@ -64,28 +62,30 @@ class TeamLog:
 
 
 def read_team_logs(raw: Any) -> list[TeamLog]:
-    """Return the export's team logs (``team_logs``; absent: none); TeamLogProblem when one is unreadable."""
+    """Return the export's team logs (``team_logs``; absent: none). UnusableDocument when their shape is not an
+    export's (``libs.audit.document.read_team_log_shapes``: an unknown or missing member of an entry, say);
+    TeamLogProblem when a team is listed twice."""
     if raw is None:
         return []
-    if not isinstance(raw, list):
-        raise _difference(0, None, "", "eine Liste", type(raw).__name__, "Die Teamprotokolle sind keine Liste.")
-    logs = []
-    for index, entry in enumerate(raw):
-        if not isinstance(entry, dict) or not isinstance(entry.get("team"), int) \
-                or not isinstance(entry.get("seats"), list) or not isinstance(entry.get("events"), list):
-            raise _difference(index, None, "", "{team, seats, events}", entry, "Das Teamprotokoll ist unlesbar.")
-        events = []
-        for position, event in enumerate(entry["events"], start=1):
-            if not isinstance(event, dict) or any(name not in event for name in _EVENT_FIELDS) \
-                    or any(name not in _EVENT_FIELDS and name not in _OPTIONAL_FIELDS for name in event):
-                raise _difference(entry["team"], position, "", list(_EVENT_FIELDS), event,
-                                  "Der Eintrag hat nicht die Felder eines Ereignisses.")
-            events.append(Event(**event))
-        logs.append(TeamLog(team=entry["team"], seats=tuple(entry["seats"]), events=events))
+    logs = [TeamLog(team=team, seats=seats, events=events) for team, seats, events in read_team_log_shapes(raw)]
     teams = [log.team for log in logs]
     if len(set(teams)) != len(teams):
         raise _difference(teams[0], None, "team", "jedes Team einmal", teams, "Ein Team ist doppelt aufgeführt.")
+    for log in logs:
+        for event in log.events:
+            if _holds_private(event.data):
+                raise _difference(log.team, event.n, "data", "keine privaten Teile", PRIVATE,
+                                  "Ein Eintrag des Teamprotokolls hat keine privaten Teile (nur das Team liest es).")
     return logs
+
+
+def _holds_private(value: Any) -> bool:
+    """True if ``value`` holds an object with the member ``$private`` at any depth."""
+    if isinstance(value, dict):
+        return PRIVATE in value or any(_holds_private(item) for item in value.values())
+    if isinstance(value, list):
+        return any(_holds_private(item) for item in value)
+    return False
 
 
 def check_team_logs(logs: list[TeamLog], game: list[Event], engine: Engine, settings: Any, seat_count: int) -> None:

@@ -30,7 +30,8 @@ class ChainBroken(Exception):
 
 @dataclass(frozen=True)
 class Event:
-    """One entry of a game's log: `n` counts from 1, `hash` covers every other field and `prev`."""
+    """One entry of a game's log: `n` counts from 1; `hash` covers exactly `game_id`, `n`, `type`, `at`, `actor`,
+    `rules`, `data` (private parts redacted) and `prev`, never `hash` or `sig` (docs/audit.md, "The event hash")."""
 
     game_id: str
     n: int

@@ -1,7 +1,8 @@
 """Rule versions (issue 13, point 6): a log written by rules version N still audits after version N+1 ships.
 
-The golden exports (``golden/<game>_v<N>.json``, written once by ``make_golden.py``) are audited on every
-run with the version they name. A synthetic version 2 of Speedmosaik (one changed rule: a point more for
+The golden exports (``golden/<game>_v<N>.json``, written once by ``make_golden.py`` before the table signed, and
+``golden/<game>_v<N>_signed.json``, signed by a table holding the test key) are audited on every run with the version
+they name. A synthetic version 2 of Speedmosaik (one changed rule: a point more for
 everyone at the end) shows that new games get the latest version while the old log keeps its own.
 """
 
@@ -17,9 +18,11 @@ from typing import Any
 import pytest
 
 from libs.audit import audit
+from libs.platform.signing import Keyring, public_keys
 from libs.rules import SPEEDMOSAIK, Outcome, registry
 from libs.rules.speedmosaik.module import SPEC, Speedmosaik
 from tests.audit.forgery import rehash
+from tests.audit.make_golden import TEST_KEY_FILE, golden_path
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 GOLDEN_LOGS = sorted(GOLDEN.glob("*_v*.json"))
@@ -52,6 +55,22 @@ def test_every_registered_rules_version_has_its_golden_log() -> None:
     shipped = {"speedmosaik", "speedkoi", "speednova", "speedspore"}  # not a test's own game (tinygame)
     assert logged == {module.rules_id for module in registry.all_modules() if module.game in shipped}
     assert {"speedspore@1", "speedspore@2"} <= logged
+
+
+def test_every_registered_rules_version_has_a_golden_log_signed_by_the_table() -> None:
+    """Signatures on real games (issue 36): each version's signed golden export has every event and team-log entry
+    signed by the test key, and passes the audit with that key pinned and every signature required."""
+    keyring = Keyring.load(TEST_KEY_FILE)
+    trusted = public_keys(keyring.published_for([keyring.active]))
+    shipped = {"speedmosaik", "speedkoi", "speednova", "speedspore"}
+    for module in [module for module in registry.all_modules() if module.game in shipped]:
+        document = load(golden_path(module.game, module.version, signed=True))
+        assert document["rules"]["id"] == module.rules_id
+        entries = [entry for log in document.get("team_logs") or [] for entry in log["events"]]
+        assert all(item["sig"]["kid"] == keyring.active for item in [*document["events"], *entries])
+        report = audit(document, trusted_keys=trusted, require_signatures=True)
+        assert report.passed and report.signed_by == {keyring.active: len(document["events"])}, report.lines()
+        assert report.team_signed_by == ({keyring.active: len(entries)} if entries else {})
 
 
 def test_speedspore_1_logs_still_audit_with_speedspore_1_while_new_games_take_2() -> None:

@@ -209,3 +209,88 @@ def test_the_audit_names_a_float_in_a_rehashed_event() -> None:
     assert report.difference is not None and report.difference.check == "chain" and report.difference.n == 2
     assert report.difference.field == "data.effects[0].params.bonus"
     assert "Gleitkommazahl" in report.difference.reason
+
+
+# ---- the signed, player's, daily and team vectors (issue 36, point 2) -----------------------------------------
+INDEX: dict[str, Any] = json.loads((VECTORS / "index.json").read_text(encoding="utf-8"))
+
+
+def load_vector(name: str) -> dict[str, Any]:
+    document: dict[str, Any] = json.loads((VECTORS / name).read_text(encoding="utf-8"))
+    return document
+
+
+def test_the_script_writes_every_derived_vector_byte_for_byte() -> None:
+    """The derived vectors are pure functions of committed files (exports and the test key): make_vectors writes
+    exactly the files that are there, so nobody can have edited one by hand."""
+    from tests.audit.make_vectors import derived_vectors
+
+    written = derived_vectors()
+    assert set(written) >= {"index.json", "speednova_v2_team0_receipts.json",
+                            *(entry["file"] for entry in INDEX["vectors"] if "from" in entry)}
+    for name, text in written.items():
+        assert (VECTORS / name).read_text(encoding="utf-8") == text, name
+
+
+@pytest.mark.parametrize("entry", INDEX["vectors"], ids=lambda entry: entry["file"])
+def test_the_audit_gives_each_vector_its_verdict(entry: dict[str, Any], tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """The library's verdict (with the test key pinned) and ``speed audit FILE --keys`` exit status, per vector."""
+    from libs.audit.receipts import check_receipts, read_receipts
+    from libs.platform.signing import public_keys
+    from tests.audit.make_vectors import verdict_of
+    from tools.speed.cli import main as speed
+
+    text = (VECTORS / entry["file"]).read_text(encoding="utf-8")
+    trusted = public_keys([INDEX["test_key"]])
+    assert verdict_of(text, trusted) == entry["verdict"]
+    assert entry["verdict"]["exit"] == (2 if entry["file"].startswith("refused_") and "unusable" in entry["verdict"]
+                                        else 1 if entry["file"].startswith("refused_") else 0)
+    keys = tmp_path / "keys.json"
+    keys.write_text(json.dumps({"keys": [INDEX["test_key"]]}), encoding="utf-8")
+    assert speed(["audit", str(VECTORS / entry["file"]), "--keys", str(keys)]) == entry["verdict"]["exit"]
+    printed = capsys.readouterr()
+    if "unusable" in entry["verdict"]:
+        # the command names the file where the library says "Das Exportdokument"
+        assert entry["verdict"]["unusable"].removeprefix("Das Exportdokument ") in printed.err
+    if "receipts" in entry:
+        receipts = read_receipts(load_vector(entry["receipts"]["file"]))
+        proved = check_receipts(load_vector(entry["file"]), receipts, trusted).to_json()
+        assert {key: proved[key] for key in entry["receipts"] if key != "file"} == \
+            {key: value for key, value in entry["receipts"].items() if key != "file"}
+        assert proved["passed"] and proved["proven"] and proved["team_proven"]
+
+
+def private_parts(value: Any) -> list[dict[str, Any]]:
+    if isinstance(value, dict):
+        return [value] if "$private" in value else [part for item in value.values() for part in private_parts(item)]
+    if isinstance(value, list):
+        return [part for item in value for part in private_parts(item)]
+    return []
+
+
+def redacted(part: Any) -> bool:
+    return isinstance(part, dict) and list(part) == ["$private"] and sorted(part["$private"]) == ["digest", "to"]
+
+
+def test_the_vectors_show_what_they_are_named_for() -> None:
+    """Each vector holds the case it stands for in the conformance list (docs/audit.md), not just any export."""
+    operator = load_vector("speednova_rekordjagd_signed.json")
+    assert operator["scope"] == "operator" and all("sig" in event for event in operator["events"])
+    assert operator["signing_keys"] == [{key: INDEX["test_key"][key] for key in ("kid", "alg", "public_key")}]
+    player = load_vector("speedkoi_seat0_signed.json")
+    assert (player["scope"], player["viewer_seat"]) == ("seat", 0)
+    seed = player["events"][0]["data"]["seed"]
+    assert redacted(seed) and seed["$private"]["to"] == []
+    parts = [part for event in player["events"] for part in private_parts(event["data"])]
+    assert any(redacted(part) and part["$private"]["to"] == [1] for part in parts)
+    assert any(not redacted(part) and part["$private"]["to"] == [0] for part in parts)
+    daily = load_vector("daily_speedmosaik_seat0.json")
+    started, ended = daily["events"][0]["data"], daily["events"][-1]["data"]
+    assert started["mode"]["key"] and started["seed_reveal_at"] and ended["seed"] == ""
+    assert commitment(bytes.fromhex(daily["seed"])) == started["seed_commitment"] and redacted(started["seed"])
+    team = load_vector("speednova_v2_team0_signed.json")
+    assert [log["team"] for log in team["team_logs"]] == [0] and team["team_logs"][0]["seats"] == [0, 2]
+    receipts: list[dict[str, Any]] = json.loads((VECTORS / "speednova_v2_team0_receipts.json").read_text("utf-8"))
+    assert any("receipt" in item and item["receipt"].get("team") == 0 for item in receipts)
+    assert any(item.get("team", 0) is None for item in receipts)

@@ -17,6 +17,7 @@ from typing import Any, TextIO
 import httpx
 
 from libs.audit import UnusableDocument, audit
+from libs.audit.document import read_json
 from libs.audit.receipts import check_receipts, read_receipts
 from libs.devservers.processes import DEFAULT_PORTS
 from libs.platform.signing import PublicKey, UnusableKey, public_keys
@@ -91,11 +92,9 @@ def receipt_inputs(args: argparse.Namespace) -> tuple[dict[str, PublicKey] | Non
 
 def _json_file(path: str, what: str) -> Any:
     try:
-        return json.loads(Path(path).read_text(encoding="utf-8"))
+        return read_json(Path(path).read_bytes(), f"Die {what} {path}")
     except OSError as error:
         raise UnusableDocument(f"Die {what} {path} lässt sich nicht lesen ({error.strerror}).") from None
-    except ValueError as error:
-        raise UnusableDocument(f"Die {what} {path} ist kein JSON ({error}).") from None
 
 
 class UnusableInput(Exception):
@@ -107,11 +106,11 @@ def _load(args: argparse.Namespace) -> Any:
     path = Path(args.source)
     if path.exists() or os.sep in args.source or args.source.endswith(".json"):
         try:
-            return json.loads(path.read_text(encoding="utf-8"))
+            return read_json(path.read_bytes(), f"Die Datei {args.source}")
         except OSError as error:
             raise UnusableInput(f"Die Datei {args.source} lässt sich nicht lesen ({error.strerror}).") from None
-        except ValueError as error:
-            raise UnusableInput(f"Die Datei {args.source} ist kein JSON ({error}).") from None
+        except UnusableDocument as error:
+            raise UnusableInput(str(error)) from None
     document = _fetch(args.table_url.rstrip("/"), args.source, args.token or _operator_token())
     if args.save:
         Path(args.save).write_text(json.dumps(document, ensure_ascii=False), encoding="utf-8")
@@ -143,9 +142,9 @@ def _fetch(table_url: str, game_id: str, token: str) -> Any:
             reason = answer.text[:200]
         raise UnusableInput(f"Der Tisch verweigert den Export ({answer.status_code}): {reason}")
     try:
-        return answer.json()
-    except ValueError:
-        raise UnusableInput("Der Tisch hat keinen JSON-Export geliefert.") from None
+        return read_json(answer.content, "Der Export des Tisches")
+    except UnusableDocument as error:
+        raise UnusableInput(str(error)) from None
 
 
 def _progress_printer(stream: TextIO) -> Any:
