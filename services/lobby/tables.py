@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import uuid
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -95,11 +95,13 @@ async def open_table(runtime: Runtime, host: Identity, game: str, settings: dict
 
 
 async def seat_match(runtime: Runtime, session: AsyncSession, humans: Sequence[Identity], checked: TableSettings,
-                     seat_count: int, bot_level: str, held: list[HeldStake]) -> tuple[GameTable, list[Seat]]:
+                     seat_count: int, bot_level: str, held: list[HeldStake],
+                     moving: Mapping[str, str] | None = None) -> tuple[GameTable, list[Seat]]:
     """Open a quick match's table and start its game at once, inside the caller's transaction.
 
     The humans sit in seats 0.. in the order given (the first hosts), computers of `bot_level` in the rest;
-    each registered player's stake is held on the table first (a refusal names the player: `StakeRefused`).
+    each registered player's stake is held on the table first (a refusal names the player: `StakeRefused`),
+    moved in one ledger booking from the hold `moving[player_id]` where the player has one (the queue's).
     From then on it is a table like any other: chat, pot, end table and "Nochmal" work as at an open table.
     """
     table = _new_table(humans[0], checked, seat_count, bot_level, fill_with_bots=True, is_solo=False,
@@ -110,7 +112,7 @@ async def seat_match(runtime: Runtime, session: AsyncSession, humans: Sequence[I
     for seat, human in zip(seats, humans, strict=True):
         if pays_stake(table, human):
             try:
-                await hold_stake(runtime, table, seat, held)
+                await hold_stake(runtime, table, seat, held, (moving or {}).get(human.player_id))
             except CommandRefused as refusal:
                 if refusal.status == 503:
                     raise
