@@ -106,9 +106,10 @@ async def seat_match(runtime: Runtime, session: AsyncSession, humans: Sequence[I
     """
     table = _new_table(humans[0], checked, seat_count, bot_level, fill_with_bots=True, is_solo=False,
                        now=clock_of(runtime).now())
+    seats = [_human_seat(table.table_id, index, human) for index, human in enumerate(humans)]
+    refuse_two_seats(seats)  # before any stake is held: one player queued twice never plays themself
     session.add(table)
     await session.flush()
-    seats = [_human_seat(table.table_id, index, human) for index, human in enumerate(humans)]
     for seat, human in zip(seats, humans, strict=True):
         if pays_stake(table, human):
             try:
@@ -506,6 +507,7 @@ async def _start(runtime: Runtime, session: AsyncSession, table: GameTable, seat
     game in its mode (`table.mode` and the mode columns); a daily game also gets the day's `seed` and when it
     may be revealed. The humans seated are recorded per game (`game_players`: who may use the game's chat).
     """
+    refuse_two_seats(seats)
     # The id follows from the table and its previous game, so a start retried after a lost reply names
     # the same game: the table service then answers "game_exists" and nothing is started twice.
     game_id = hashlib.sha256(f"{table.table_id}:{table.game_id or ''}".encode()).hexdigest()[:32]
@@ -536,6 +538,20 @@ async def _start(runtime: Runtime, session: AsyncSession, table: GameTable, seat
     if humans:
         await session.execute(pg_insert(GamePlayer).values(humans).on_conflict_do_nothing())
     log.info("game_started", seats=len(seats))
+
+
+def refuse_two_seats(seats: Sequence[Seat]) -> None:
+    """Refuse (409 `two_seats_one_player`) seats of one game naming one human twice, before anything is held or
+    started: a player holds one seat of a game (a guest and an account are two players; computers have no
+    player id and may hold any number of seats)."""
+    first_seat: dict[str, Seat] = {}
+    for seat in seats:
+        if seat.kind != "human" or not seat.player_id:
+            continue
+        earlier = first_seat.setdefault(seat.player_id, seat)
+        if earlier is not seat:
+            raise conflict(f"„{seat.name}“ säße zweimal an dieser Partie (Platz {earlier.seat + 1} und Platz "
+                           f"{seat.seat + 1}): jeder Mensch spielt auf genau einem Platz.", "two_seats_one_player")
 
 
 def game_mode_of(table: GameTable) -> GameMode | None:
