@@ -328,6 +328,27 @@ def test_game_started_is_the_tables_with_seats_and_settings_it_writes(played: Fi
         assert_verdict(caught(document, 1), "actors", 1, field, reason)
 
 
+@pytest.mark.parametrize("game", GAMES)
+def test_one_human_in_two_seats_is_caught_naming_both_seats(played: Fixture, game: str) -> None:
+    """A log where the human of seat 1 also holds seat 2 (GameStarted, GameEnded and the header agree, re-hashed):
+    the table never starts such a game, so the audit names both seats and the player."""
+    document = whole(played, game)
+    started, ended = document["events"][0], event_of(document, EventType.GAME_ENDED)
+    anna = started["data"]["seats"][0]
+    assert anna["kind"] == "human" and started["data"]["seats"][1]["kind"] == "bot"
+    twin = {**anna, "name": anna["name"] + " 2"}
+    started["data"]["seats"][1] = twin
+    ended["data"]["seats"][1] = {**twin, "seat": 1}
+    if "seats" in document:
+        document["seats"][1] = {**twin, "seat": 1}
+
+    report = caught(document, 1)
+
+    assert_verdict(report, "actors", 1, "data.seats[1].player_id",
+                   f"Platz 1 und Platz 2 nennen denselben Spieler ({anna['player_id']}): jeder Mensch spielt "
+                   "auf genau einem Platz einer Partie.")
+
+
 def test_the_headers_seats_must_be_game_starteds(played: Fixture) -> None:
     document = whole(played, "speedspore")
     document["seats"][0]["name"] = "Bert"
