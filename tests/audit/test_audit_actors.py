@@ -228,6 +228,28 @@ def test_the_computer_playing_on_for_a_departed_human_is_the_normal_one(played: 
     assert_verdict(caught(document, move["n"]), "replay", move["n"], "data.chosen_by", "hatte die Partie verlassen")
 
 
+@pytest.mark.parametrize("game", GAMES)
+def test_a_move_sent_over_nats_in_another_actors_name_is_caught(played: Fixture, game: str) -> None:
+    """What the operator's (or the bot service's) user could once have had the table write over `table.cmd.move`
+    (the table refuses it now): a computer's move named "system" or another level, the departed human's seat
+    played in another human's or the table's name, a timeout there sent by a computer. Each is a difference."""
+    forgeries: list[tuple[str, int | None, str, str, str, str]] = [
+        ("bot", None, "bot", "system", "actors", "(laut GameStarted)"),
+        ("bot", None, "bot", "bot:normal", "actors", "(laut GameStarted)"),
+        ("departed", 0, "departed", "bert-12345678", "actors", "spielt seit Ereignis"),
+        ("departed", 0, "departed", "system", "actors", "spielt seit Ereignis"),
+        ("departed", 0, "timeout", "bot:normal", "timeout", ""),
+    ]
+    for chosen_by, seat, claimed, actor, check, reason in forgeries:
+        document = whole(played, game)
+        move = moves(document, chosen_by, seat)[0]
+        move["data"]["chosen_by"], move["actor"] = claimed, actor
+        report = caught(document, move["n"])
+        assert report.difference is not None and report.difference.n == move["n"], (claimed, actor, report.lines())
+        assert report.difference.check in (check, "replay"), (claimed, actor, report.lines())
+        assert reason in report.difference.reason, (claimed, actor, report.lines())
+
+
 def test_a_computers_seat_cannot_be_relabelled_as_departed(played: Fixture) -> None:
     document = whole(played, "speedkoi")
     move = moves(document, "bot")[0]
