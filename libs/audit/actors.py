@@ -4,8 +4,9 @@ The replay (``replay.py``) recomputes moves, effects and the outcome. This modul
 event (docs/audit.md, "Who did what: every field and what it is checked against"):
 
 - GameStarted: written by the table (``actor`` "system"), seats well-formed (a human by player id, a
-  computer by one of the platform's levels and names), settings normalised by the rules, table settings
-  the platform offers, a solo mode the game declares. GameStarted is the premise every later check rests on.
+  computer by one of the platform's levels and names; no human in two seats), settings normalised by the rules,
+  table settings the platform offers, a solo mode the game declares. GameStarted is the premise every later
+  check rests on.
 - MoveMade: ``actor`` and ``chosen_by`` are what the table writes for that seat at that moment (its human,
   the computer of the seat's level, the computer for a seat whose human left, or the table after a think
   time ran out), and a timeout move is possible at all: a clock ran for that decision, the player had not
@@ -85,6 +86,9 @@ def started_difference(started: Event, engine: Engine) -> Difference | None:
         difference = _seat_difference(seat, index)
         if difference is not None:
             return difference
+    difference = _twice_seated(data["seats"])
+    if difference is not None:
+        return difference
     settings = data.get("settings")
     try:
         normalised = plain(engine.normalize_config(settings, len(data["seats"])))
@@ -132,6 +136,22 @@ def _seat_difference(seat: Any, index: int) -> Difference | None:
     if name not in BOT_NAMES:
         return Difference("actors", 1, f"{where}.name", "Computer, Computer 1, Computer 2, …", name,
                           f"Platz {index + 1} ist ein Computer und heißt doch nicht „Computer“.")
+    return None
+
+
+def _twice_seated(seats: list[dict[str, Any]]) -> Difference | None:
+    """No human holds two seats of one game (the lobby and the table refuse it); computers, without a player id,
+    may hold any number. The difference names the later seat's player id and both seats."""
+    first_seat: dict[str, int] = {}
+    for index, seat in enumerate(seats):
+        if seat["kind"] != "human":
+            continue
+        earlier = first_seat.setdefault(seat["player_id"], index)
+        if earlier != index:
+            return Difference("actors", 1, f"data.seats[{index}].player_id",
+                              f"ein anderer Spieler als auf Platz {earlier + 1}", seat["player_id"],
+                              f"Platz {earlier + 1} und Platz {index + 1} nennen denselben Spieler "
+                              f"({seat['player_id']}): jeder Mensch spielt auf genau einem Platz einer Partie.")
     return None
 
 

@@ -40,6 +40,7 @@ from services.ledger.handlers import read_wallet
 from services.ledger.models import Account, AccountKind, Hold, HoldState
 
 STAKE_HELD = "stake_held"
+STAKE_MOVED = "stake_moved"
 STAKE_RELEASED = "stake_released"
 STAKE_EXPIRED = "stake_expired"
 POT_COLLECTED = "pot_collected"
@@ -47,7 +48,7 @@ POT_EMPTY = "pot_empty"
 POT_WON = "pot_won"
 STAKE_RETURNED = "stake_returned"
 POT_TO_HOUSE = "pot_to_house"
-KINDS = (STAKE_HELD, STAKE_RELEASED, STAKE_EXPIRED, POT_COLLECTED, POT_EMPTY, POT_WON, STAKE_RETURNED,
+KINDS = (STAKE_HELD, STAKE_MOVED, STAKE_RELEASED, STAKE_EXPIRED, POT_COLLECTED, POT_EMPTY, POT_WON, STAKE_RETURNED,
          POT_TO_HOUSE)
 """Every kind of transaction the stakes book."""
 MAX_STAKE = 100
@@ -98,6 +99,12 @@ def check_stake_command(command: HoldStake | ReleaseStake) -> None:
         raise MalformedStakeCommand("Der Schlüssel eines Einsatzes ist „hold:<Tisch>:<Spieler>:<Runde>“.")
     if isinstance(command, HoldStake) and not 0 < command.amount <= MAX_STAKE:
         raise MalformedStakeCommand(f"Ein Einsatz ist 1 bis {MAX_STAKE} Taler.")
+    if isinstance(command, HoldStake) and command.from_key is not None:
+        parts = command.from_key.split(":")
+        if len(parts) != 4 or parts[0] != "hold" or not parts[1] or parts[2] != command.player_id \
+                or parts[1] == command.table_id or len(command.from_key) > 250:
+            raise MalformedStakeCommand("Ein Einsatz wechselt nur von einem anderen Einsatz desselben Spielers "
+                                        "(„hold:<Tisch>:<Spieler>:<Runde>“).")
     if isinstance(command, ReleaseStake) and command.because not in RELEASE_MEMOS:
         raise MalformedStakeCommand("Ein Einsatz geht zurück, weil jemand aufsteht („left“), der Tisch "
                                     "geschlossen wird („table_closed“), jemand nicht mehr auf Schnell spielen "
@@ -111,6 +118,8 @@ async def hold_stake(session: AsyncSession, command: HoldStake, now: datetime, t
     is still held under it (0 once it went into a pot or back to the wallet).
     """
     check_stake_command(command)
+    if command.from_key is not None:
+        return await _move_hold(session, command, command.from_key, now, ttl)
     wallet = await read_wallet(session, command.player_id)
     hold = hold_account(command.table_id, command.player_id)
     await open_account(session, hold, AccountKind.HOLD, f"{command.table_id}:{command.player_id}")
@@ -128,6 +137,43 @@ async def hold_stake(session: AsyncSession, command: HoldStake, now: datetime, t
         row = await session.get(Hold, command.key)
         held = row.amount if row is not None and row.state == HoldState.HELD else 0
     else:
+        session.add(Hold(key=command.key, account_id=hold, amount=held, state=HoldState.HELD.value,
+                         held_at=now, expires_at=now + ttl))
+        await session.flush()
+    balance = (await read_wallet(session, command.player_id)).balance
+    return StakeHeld(held=held, balance=balance, duplicate=booking.is_duplicate)
+
+
+async def _move_hold(session: AsyncSession, command: HoldStake, from_key: str, now: datetime,
+                     ttl: timedelta) -> StakeHeld:
+    """Move the stake held under `from_key` to the seat's hold under `command.key` in one booking (hold −s,
+    hold +s; the wallet is not touched, so at no moment are the Taler free), once per key.
+
+    The old hold is settled (`released`, with no release booking: a later release of it gives back nothing);
+    the new one expires at `now + ttl` unless it goes into a pot before. 409 `hold_gone` when the old hold is no
+    longer held (it expired or went back), 422 when it holds another amount.
+    """
+    hold, source = hold_account(command.table_id, command.player_id), hold_account(from_key.split(":")[1],
+                                                                                  command.player_id)
+    row = await _locked_hold(session, from_key)  # a concurrent move under the same key waits here
+    earlier = await find_booking(session, command.key)
+    if earlier is None:
+        if row is None or row.account_id != source or row.state != HoldState.HELD:
+            raise CommandRefused(409, "Der Einsatz ist nicht mehr gehalten (abgelaufen oder zurückgegeben).",
+                                 "hold_gone")
+        if row.amount != command.amount:
+            raise MalformedStakeCommand(f"Der gehaltene Einsatz ist {row.amount} Taler, nicht {command.amount}.")
+    await open_account(session, hold, AccountKind.HOLD, f"{command.table_id}:{command.player_id}")
+    booking = await post_transaction(
+        session, command.key, STAKE_MOVED, [(source, -command.amount), (hold, command.amount)],
+        memo=f"Einsatz wechselt an Tisch {table_label(command.table_id)}")
+    if booking.is_duplicate:
+        held_row = await session.get(Hold, command.key)
+        held = held_row.amount if held_row is not None and held_row.state == HoldState.HELD else 0
+    else:
+        assert row is not None
+        row.state, row.settled_at = HoldState.RELEASED.value, now
+        held = command.amount
         session.add(Hold(key=command.key, account_id=hold, amount=held, state=HoldState.HELD.value,
                          held_at=now, expires_at=now + ttl))
         await session.flush()

@@ -11,8 +11,9 @@ ids keeps a player from waiting twice, so nobody is seated twice.
 Who plays whom is services/lobby/match_groups.py. The rating is asked of the leaderboard
 (`leaderboard.cmd.ratings`) when a player enters; a leaderboard that does not answer leaves the player at the
 starting 1500. A registered player's stake is held on entering (`hold:<match_id>:<player>:<round>`), given
-back on cancel or drop, and, when seated, given back and held anew on the new table (the ledger collects a
-game's pot from holds on its table) inside the transaction that starts the game.
+back on cancel or drop, and, when seated, moved to a hold on the new table in one ledger booking (the ledger
+collects a game's pot from holds on its table; the Taler never pass through the wallet) inside the transaction
+that starts the game.
 
 Heartbeat: the waiting player's client asks `GET /match/{id}` (the web page every 2 s); a request not asked for
 within `MATCH_HEARTBEAT_SECONDS` is dropped and its stake given back. Nobody waits longer than half the
@@ -250,11 +251,12 @@ async def match_pool(runtime: Runtime, game: str, variant: str, stake: int) -> i
 async def _seat_group(runtime: Runtime, group: Group) -> bool:
     """Start one table for the group in a transaction of its own; return whether it started.
 
-    Stakes move from the queue's holds to the table's: each paying player's queue hold is given back and the
-    stake held anew on the table before the start. If anything fails, the table's holds go back, the
-    transaction rolls back, and each player whose queue hold went back gets it held again (or is dropped when
-    that is refused). A table service that does not answer leaves the group waiting for the next round; any
-    other refusal drops the player it concerns (the ledger's "Nicht genug Taler …") or the whole group.
+    Stakes move from the queue's holds to the table's: each paying player's queue hold becomes a hold on the
+    table in one ledger booking before the start (`HoldStake.from_key`), so the Taler are never free in between.
+    If anything fails, the table's holds go back to the wallets, the transaction rolls back, and each player
+    whose queue hold was moved gets it held again (or is dropped when that is refused). A table service that
+    does not answer leaves the group waiting for the next round; any other refusal drops the player it
+    concerns (the ledger's "Nicht genug Taler …") or the whole group.
     """
     ids = [each.match_id for each in group.humans]
     released: list[str] = []
@@ -268,16 +270,18 @@ async def _seat_group(runtime: Runtime, group: Group) -> bool:
             members = [locked[match_id] for match_id in ids]
             first = members[0]
             checked = _table_settings(first.game, first.variant, first.stake, group.seat_count)
-            for request in members:
-                if request.stake_key is not None:
-                    await _release_queue_hold(runtime, request, because="match_seated")
-                    released.append(request.match_id)
+            moving = {request.player_id: request.stake_key for request in members if request.stake_key is not None}
             humans = [Identity(player_id=request.player_id, name=request.name, kind=PlayerKind(request.account))
                       for request in members]
-            table, _ = await seat_match(runtime, session, humans, checked, group.seat_count,
-                                        group.bot_level or "normal", held)
+            try:
+                table, _ = await seat_match(runtime, session, humans, checked, group.seat_count,
+                                            group.bot_level or "normal", held, moving)
+            finally:  # the queue holds moved to the table (undone on failure: back to the wallet, held anew)
+                released += [request.match_id for request in members
+                             if request.player_id in {stake.player_id for stake in held}]
             seated_at = clock_of(runtime).now()
             for request in members:
+                request.stake_key = None  # moved to the table's hold
                 request.status, request.ended_at = SEATED, seated_at
                 request.table_id, request.game_id = table.table_id, table.game_id
         get_logger(game=first.game, variant=first.variant).info(

@@ -72,9 +72,14 @@ def pays_stake(table: GameTable, player: Identity) -> bool:
 UNREACHABLE_LEDGER = "Das Konto ist gerade nicht erreichbar. Bitte versuche es gleich noch einmal."
 
 
-async def hold(runtime: Runtime, *, player_id: str, table_id: str, amount: int) -> HeldStake:
+async def hold(runtime: Runtime, *, player_id: str, table_id: str, amount: int,
+               from_key: str | None = None) -> HeldStake:
     """Have the ledger hold `amount` Taler of `player_id` for `table_id` (a table, or a quick match's request) under
     a key of its own, and return the hold; or refuse as every place that holds stakes refuses.
+
+    With `from_key` (the player's hold of the same amount elsewhere: a quick match's while waiting) the ledger
+    moves that hold to this one in one booking, so the Taler never pass through the wallet; 409 `hold_gone`
+    when that hold is no longer held.
 
     Refusals pass through ("Nicht genug Taler …", 409); a missing wallet is 409 `no_wallet`; an unreachable
     ledger is 503 `ledger_unavailable`, after giving back the hold it may have booked all the same.
@@ -82,7 +87,7 @@ async def hold(runtime: Runtime, *, player_id: str, table_id: str, amount: int) 
     stake = HeldStake(table_id, player_id, f"hold:{table_id}:{player_id}:{secrets.token_hex(6)}")
     try:
         await call(runtime.nc, HOLD_STAKE, HoldStake(player_id=player_id, table_id=table_id, amount=amount,
-                                                     key=stake.key))
+                                                     key=stake.key, from_key=from_key))
     except CommandRefused as refusal:
         if refusal.code == "no_wallet":
             raise CommandRefused(409, "Deine Geldbörse ist noch nicht eröffnet – bitte versuche es gleich noch "
@@ -107,11 +112,13 @@ async def release(runtime: Runtime, stake: HeldStake, because: str) -> None:
         raise CommandRefused(503, UNREACHABLE_LEDGER, "ledger_unavailable") from error
 
 
-async def hold_stake(runtime: Runtime, table: GameTable, seat: Seat, held: list[HeldStake]) -> None:
-    """Have the ledger hold the table's stake for `seat`, note its key on the seat and in `held`, or refuse
-    (`hold`)."""
+async def hold_stake(runtime: Runtime, table: GameTable, seat: Seat, held: list[HeldStake],
+                     from_key: str | None = None) -> None:
+    """Have the ledger hold the table's stake for `seat` (moved from the hold `from_key`, if given), note its key
+    on the seat and in `held`, or refuse (`hold`)."""
     assert seat.player_id is not None
-    stake = await hold(runtime, player_id=seat.player_id, table_id=table.table_id, amount=table.stake)
+    stake = await hold(runtime, player_id=seat.player_id, table_id=table.table_id, amount=table.stake,
+                       from_key=from_key)
     seat.stake_key = stake.key
     held.append(stake)
 

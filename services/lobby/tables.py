@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import uuid
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -95,22 +95,25 @@ async def open_table(runtime: Runtime, host: Identity, game: str, settings: dict
 
 
 async def seat_match(runtime: Runtime, session: AsyncSession, humans: Sequence[Identity], checked: TableSettings,
-                     seat_count: int, bot_level: str, held: list[HeldStake]) -> tuple[GameTable, list[Seat]]:
+                     seat_count: int, bot_level: str, held: list[HeldStake],
+                     moving: Mapping[str, str] | None = None) -> tuple[GameTable, list[Seat]]:
     """Open a quick match's table and start its game at once, inside the caller's transaction.
 
     The humans sit in seats 0.. in the order given (the first hosts), computers of `bot_level` in the rest;
-    each registered player's stake is held on the table first (a refusal names the player: `StakeRefused`).
+    each registered player's stake is held on the table first (a refusal names the player: `StakeRefused`),
+    moved in one ledger booking from the hold `moving[player_id]` where the player has one (the queue's).
     From then on it is a table like any other: chat, pot, end table and "Nochmal" work as at an open table.
     """
     table = _new_table(humans[0], checked, seat_count, bot_level, fill_with_bots=True, is_solo=False,
                        now=clock_of(runtime).now())
+    seats = [_human_seat(table.table_id, index, human) for index, human in enumerate(humans)]
+    refuse_two_seats(seats)  # before any stake is held: one player queued twice never plays themself
     session.add(table)
     await session.flush()
-    seats = [_human_seat(table.table_id, index, human) for index, human in enumerate(humans)]
     for seat, human in zip(seats, humans, strict=True):
         if pays_stake(table, human):
             try:
-                await hold_stake(runtime, table, seat, held)
+                await hold_stake(runtime, table, seat, held, (moving or {}).get(human.player_id))
             except CommandRefused as refusal:
                 if refusal.status == 503:
                     raise
@@ -504,6 +507,7 @@ async def _start(runtime: Runtime, session: AsyncSession, table: GameTable, seat
     game in its mode (`table.mode` and the mode columns); a daily game also gets the day's `seed` and when it
     may be revealed. The humans seated are recorded per game (`game_players`: who may use the game's chat).
     """
+    refuse_two_seats(seats)
     # The id follows from the table and its previous game, so a start retried after a lost reply names
     # the same game: the table service then answers "game_exists" and nothing is started twice.
     game_id = hashlib.sha256(f"{table.table_id}:{table.game_id or ''}".encode()).hexdigest()[:32]
@@ -534,6 +538,20 @@ async def _start(runtime: Runtime, session: AsyncSession, table: GameTable, seat
     if humans:
         await session.execute(pg_insert(GamePlayer).values(humans).on_conflict_do_nothing())
     log.info("game_started", seats=len(seats))
+
+
+def refuse_two_seats(seats: Sequence[Seat]) -> None:
+    """Refuse (409 `two_seats_one_player`) seats of one game naming one human twice, before anything is held or
+    started: a player holds one seat of a game (a guest and an account are two players; computers have no
+    player id and may hold any number of seats)."""
+    first_seat: dict[str, Seat] = {}
+    for seat in seats:
+        if seat.kind != "human" or not seat.player_id:
+            continue
+        earlier = first_seat.setdefault(seat.player_id, seat)
+        if earlier is not seat:
+            raise conflict(f"„{seat.name}“ säße zweimal an dieser Partie (Platz {earlier.seat + 1} und Platz "
+                           f"{seat.seat + 1}): jeder Mensch spielt auf genau einem Platz.", "two_seats_one_player")
 
 
 def game_mode_of(table: GameTable) -> GameMode | None:

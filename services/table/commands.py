@@ -34,7 +34,7 @@ from libs.platform.contracts.subjects import partition_subject
 from libs.platform.logging import get_logger
 from libs.platform.rpc import CommandRefused, answer
 from libs.platform.service import Runtime
-from services.table.games import Games, games_of
+from services.table.games import CHOSEN_FOR_DEPARTED, Games, games_of
 from services.table.metrics import GAME_COMMANDS
 from services.table.partitions import PartitionLeases, ensure_lease_bucket
 from services.table.records import GameRecord
@@ -161,21 +161,27 @@ async def leave_game(games: Games, command: LeaveGame) -> LeftReply:
     return LeftReply(game_id=record.game_id, n=record.n)
 
 
-def _is_computer(actor: str) -> bool:
-    """How a computer's move names who made it: "bot:<level>" (the bot service) or "system"."""
-    return actor == "system" or actor.startswith("bot:")
+DEPARTED_LEVEL = "normal"
+"""The level of the computer that plays on for a seat whose human left (the follow-up asks the bot service for it)."""
+
+
+def _computer_actor(level: str) -> str:
+    """How a computer's move names who made it: "bot:<level>", as the bot service sends it."""
+    return f"bot:{level}"
 
 
 async def _check_nats_mover(games: Games, command: MakeMove, *, human: bool = False) -> None:
     """Refuse (403) a move over NATS whose actor and `chosen_by` do not fit the seat.
 
     NATS permissions let only the bot service (and the operator) send `table.cmd.move`; this check keeps
-    even that sender to the seats it may play: a computer seat ("bot") or a seat whose human left
-    ("departed"). A human's own move in that human's name ("player", as the benchmark plays) comes only
-    on `table.cmd.play`, which no service's user may send, so a stolen bot password cannot move for a
-    human. A think time that ran out ("timeout") is the table's own decision and never arrives over NATS. Who sits where
-    never changes, so a cached record does; only before refusing is the game read afresh, since another
-    replica may have recorded that the seat's human left.
+    even that sender to what the table's services write, which is what the audit accepts: a computer seat's
+    move ("bot") named for the computer of that seat's level (`bot:<level>`), a move for a seat whose human left
+    ("departed") named for the computer that plays on (`bot:normal`), nothing naming another actor. A human's
+    own move in that human's name ("player", as the benchmark plays) comes only on `table.cmd.play`, which no
+    service's user may send, so a stolen bot password cannot move for a human. A think time that ran out
+    ("timeout") is the table's own decision and never arrives over NATS. Who sits where never changes, so a
+    cached record does; only before refusing is the game read afresh, since another replica may have recorded
+    that the seat's human left.
     """
     refusal = _mover_refusal(await games.seated(command.game_id), command, human=human)
     if refusal is not None:
@@ -185,12 +191,21 @@ async def _check_nats_mover(games: Games, command: MakeMove, *, human: bool = Fa
 
 
 def _mover_refusal(record: GameRecord, command: MakeMove, *, human: bool) -> CommandRefused | None:
-    """Why `command` may not move for its seat in `record`, or None (a seat the game does not have, or one
-    whose human left, is judged by `Games.move`)."""
-    if not 0 <= command.seat < len(record.seats) or command.seat in record.left:
+    """Why `command` may not move for its seat in `record`, or None (a seat the game does not have is judged by
+    `Games.move`, as is the leaver's own name or a `chosen_by` no computer plays a left seat with)."""
+    if not 0 <= command.seat < len(record.seats):
         return None
     seat, number = record.seats[command.seat], command.seat + 1
     chosen_by = command.chosen_by or "bot"
+    if command.seat in record.left:
+        if chosen_by not in CHOSEN_FOR_DEPARTED or command.actor == seat.player_id:
+            return None  # `Games.move` says "left_game"
+        if chosen_by == "timeout":
+            return CommandRefused(403, "Wenn die Bedenkzeit abläuft, zieht der Tisch selbst.", "not_your_seat")
+        if command.actor != _computer_actor(DEPARTED_LEVEL):
+            return CommandRefused(403, f"Für Platz {number} spielt der Computer der Stufe „{DEPARTED_LEVEL}“ weiter "
+                                       f"({_computer_actor(DEPARTED_LEVEL)}), kein anderer.", "not_your_seat")
+        return None
     if chosen_by == "player":
         if not human:
             return CommandRefused(403, "Züge eines Menschen kommen über HTTP mit seinem Token, nicht über "
@@ -198,7 +213,7 @@ def _mover_refusal(record: GameRecord, command: MakeMove, *, human: bool) -> Com
         if seat.is_bot or command.actor != seat.player_id:
             return CommandRefused(403, f"Nur der Mensch auf Platz {number} darf dort selbst ziehen.", "not_your_seat")
         return None
-    if not _is_computer(command.actor):
+    if not command.actor.startswith("bot:"):
         return CommandRefused(403, "Ein Zug des Computers muss als Zug des Computers gekennzeichnet sein.",
                               "not_your_seat")
     if chosen_by == "bot" and not seat.is_bot:
@@ -209,4 +224,10 @@ def _mover_refusal(record: GameRecord, command: MakeMove, *, human: bool) -> Com
                               "not_your_seat")
     if chosen_by == "timeout":
         return CommandRefused(403, "Wenn die Bedenkzeit abläuft, zieht der Tisch selbst.", "not_your_seat")
+    if chosen_by == "departed":
+        return CommandRefused(403, f"Auf Platz {number} sitzt ein Computer; verlassen hat ihn niemand.",
+                              "not_your_seat")
+    if command.actor != _computer_actor(str(seat.level)):
+        return CommandRefused(403, f"Auf Platz {number} spielt der Computer der Stufe „{seat.level}“ "
+                                   f"({_computer_actor(str(seat.level))}), kein anderer.", "not_your_seat")
     return None

@@ -767,8 +767,17 @@ def _validate_platform(raw: PlatformSettings | None) -> PlatformSettings:
 
 
 def _validate_seats(raw: list[StartSeat]) -> list[GameSeat]:
+    """The seats of a game to start, as the log will name them; refused (422) when malformed, or when two seats
+    name one human (a player holds one seat of a game; computers, without a player id, any number)."""
     if not raw:
         raise CommandRefused(422, "Die Partie braucht Plätze.", "malformed")
+    first_seat: dict[str, int] = {}
+    for i, seat in enumerate(raw):
+        if seat.kind == "human" and seat.player_id:
+            earlier = first_seat.setdefault(seat.player_id, i)
+            if earlier != i:
+                raise CommandRefused(422, f"Platz {earlier + 1} und Platz {i + 1} nennen denselben Spieler: jeder "
+                                          "Mensch spielt auf genau einem Platz einer Partie.", "two_seats_one_player")
     seats = []
     for i, seat in enumerate(raw):
         if seat.kind not in SEAT_KINDS:

@@ -228,6 +228,28 @@ def test_the_computer_playing_on_for_a_departed_human_is_the_normal_one(played: 
     assert_verdict(caught(document, move["n"]), "replay", move["n"], "data.chosen_by", "hatte die Partie verlassen")
 
 
+@pytest.mark.parametrize("game", GAMES)
+def test_a_move_sent_over_nats_in_another_actors_name_is_caught(played: Fixture, game: str) -> None:
+    """What the operator's (or the bot service's) user could once have had the table write over `table.cmd.move`
+    (the table refuses it now): a computer's move named "system" or another level, the departed human's seat
+    played in another human's or the table's name, a timeout there sent by a computer. Each is a difference."""
+    forgeries: list[tuple[str, int | None, str, str, str, str]] = [
+        ("bot", None, "bot", "system", "actors", "(laut GameStarted)"),
+        ("bot", None, "bot", "bot:normal", "actors", "(laut GameStarted)"),
+        ("departed", 0, "departed", "bert-12345678", "actors", "spielt seit Ereignis"),
+        ("departed", 0, "departed", "system", "actors", "spielt seit Ereignis"),
+        ("departed", 0, "timeout", "bot:normal", "timeout", ""),
+    ]
+    for chosen_by, seat, claimed, actor, check, reason in forgeries:
+        document = whole(played, game)
+        move = moves(document, chosen_by, seat)[0]
+        move["data"]["chosen_by"], move["actor"] = claimed, actor
+        report = caught(document, move["n"])
+        assert report.difference is not None and report.difference.n == move["n"], (claimed, actor, report.lines())
+        assert report.difference.check in (check, "replay"), (claimed, actor, report.lines())
+        assert reason in report.difference.reason, (claimed, actor, report.lines())
+
+
 def test_a_computers_seat_cannot_be_relabelled_as_departed(played: Fixture) -> None:
     document = whole(played, "speedkoi")
     move = moves(document, "bot")[0]
@@ -326,6 +348,50 @@ def test_game_started_is_the_tables_with_seats_and_settings_it_writes(played: Fi
         else:
             started["data"]["seats"][1][what] = document["seats"][1][what] = value
         assert_verdict(caught(document, 1), "actors", 1, field, reason)
+
+
+def _set_at(value: Any, path: str, new: Any) -> None:
+    """Set ``new`` at ``path`` ("data.badges[1]", "data.left_with_other_humans") inside ``value``."""
+    keys: list[str | int] = [int(part) if part.isdigit() else part
+                             for part in path.replace("[", ".").replace("]", "").split(".")]
+    for key in keys[:-1]:
+        value = value[key]
+    value[keys[-1]] = new
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_one_human_in_two_seats_is_caught_naming_both_seats(played: Fixture, game: str) -> None:
+    """A log where the human of seat 1 also holds seat 2, forged to the end: GameStarted, GameEnded and the header
+    name them, seat 2's moves and signals are that human's own, and every field the audit recomputes from the seats
+    (who left with other humans, badges) is mended to what it expects. The table never starts such a game, so the
+    audit names both seats and the player, at GameStarted, before anything else."""
+    document = whole(played, game)
+    started, ended = document["events"][0], event_of(document, EventType.GAME_ENDED)
+    anna = started["data"]["seats"][0]
+    assert anna["kind"] == "human" and started["data"]["seats"][1]["kind"] == "bot"
+    twin = {**anna, "name": anna["name"] + " 2"}
+    started["data"]["seats"][1] = twin
+    ended["data"]["seats"][1] = {**twin, "seat": 1}
+    if "seats" in document:
+        document["seats"][1] = {**twin, "seat": 1}
+    seat_two = [*moves(document, "bot", seat=1),
+                *(entry for log in document.get("team_logs") or [] for entry in log["events"]
+                  if entry["data"]["seat"] == 1)]
+    for move in seat_two:
+        move["data"]["chosen_by"], move["actor"] = "player", anna["player_id"]
+
+    report = caught(document, 1)
+    for _ in range(10):  # the forger mends what the audit names, as long as it says what it expects
+        difference = report.difference
+        if difference is None or difference.n in (None, 1) or difference.field.startswith(("actor", "data.move")):
+            break
+        event = document["events"][difference.n - 1]
+        _set_at(event, difference.field, difference.expected)
+        report = caught(document, difference.n)
+
+    assert_verdict(report, "actors", 1, "data.seats[1].player_id",
+                   f"Platz 1 und Platz 2 nennen denselben Spieler ({anna['player_id']}): jeder Mensch spielt "
+                   "auf genau einem Platz einer Partie.")
 
 
 def test_the_headers_seats_must_be_game_starteds(played: Fixture) -> None:

@@ -216,6 +216,58 @@ async def test_standing_up_before_the_start_gives_the_stake_back_once(
         (f"Einsatz gehalten für Tisch {table_id[:8]}", -25)]
 
 
+async def move(nc: NatsClient, from_table: str, table_id: str, player_id: str, amount: int,
+               round_: int = 1) -> dict[str, Any]:
+    return await request(nc, "ledger.cmd.hold", {"player_id": player_id, "table_id": table_id, "amount": amount,
+                                                 "key": hold_key(table_id, player_id, round_),
+                                                 "from_key": hold_key(from_table, player_id)})
+
+
+async def test_a_hold_moves_to_another_table_in_one_booking_the_wallet_untouched_once(
+        ledger: httpx.AsyncClient, nc: NatsClient, settings: Settings, sessions: Sessions,
+        funded_wallet: FundedWallet) -> None:
+    anna = await funded_wallet(60)
+    queue, table_id = new_table_id(), new_table_id()
+    await hold(nc, queue, anna, 50)
+
+    moved = await move(nc, queue, table_id, anna, 50)
+    again = await move(nc, queue, table_id, anna, 50)
+    released = await release(nc, queue, anna)  # the queue's hold went to the table: nothing to give back
+
+    assert moved == {"held": 50, "balance": 10, "duplicate": False}
+    assert again == {"held": 50, "balance": 10, "duplicate": True}
+    assert released["released"] == 0
+    assert await balance_of(sessions, hold_account(queue, anna)) == 0
+    assert await balance_of(sessions, hold_account(table_id, anna)) == 50
+    # The wallet's history: the stake left it once and never came back (no moment where it was free).
+    assert await memos(ledger, settings, anna) == [(f"Einsatz gehalten für Tisch {queue[:8]}", -50),
+                                                   ("Startguthaben", 60)]
+    with pytest.raises(CommandRefused) as spent_elsewhere:
+        await hold(nc, new_table_id(), anna, 50)
+    assert spent_elsewhere.value.reason == "Nicht genug Taler für den Einsatz von 50 Taler: du hast 10 Taler."
+
+
+async def test_a_hold_no_longer_held_or_of_another_player_does_not_move(
+        ledger: httpx.AsyncClient, nc: NatsClient, sessions: Sessions, funded_wallet: FundedWallet) -> None:
+    anna, bert = await funded_wallet(100), await funded_wallet(100)
+    queue, table_id = new_table_id(), new_table_id()
+    await hold(nc, queue, anna, 25)
+    await release(nc, queue, anna)
+
+    with pytest.raises(CommandRefused) as gone:
+        await move(nc, queue, table_id, anna, 25)
+    await hold(nc, queue, bert, 25)
+    with pytest.raises(CommandRefused) as foreign:
+        await request(nc, "ledger.cmd.hold", {"player_id": anna, "table_id": table_id, "amount": 25,
+                                              "key": hold_key(table_id, anna), "from_key": hold_key(queue, bert)})
+
+    assert (gone.value.status, gone.value.code) == (409, "hold_gone")
+    assert gone.value.reason == "Der Einsatz ist nicht mehr gehalten (abgelaufen oder zurückgegeben)."
+    assert foreign.value.status == 422
+    assert await balance_of(sessions, hold_account(table_id, anna)) == 0
+    assert await balance_of(sessions, hold_account(queue, bert)) == 25
+
+
 async def test_the_start_moves_the_seated_humans_holds_into_the_pot(
         ledger: httpx.AsyncClient, nc: NatsClient, sessions: Sessions, funded_wallet: FundedWallet) -> None:
     anna, bert = await funded_wallet(500), await funded_wallet(500)

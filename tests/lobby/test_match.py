@@ -302,3 +302,25 @@ async def test_with_two_replicas_and_many_players_nobody_is_seated_twice(
         start = next(start for start in starts if start["game_id"] == match["game_id"])
         assert player["player_id"] in {seat.get("player_id") for seat in start["seats"]}
         assert len(start["seats"]) in match["seats"]
+
+
+async def test_a_seated_players_stake_moves_from_the_queue_to_the_table_without_ever_being_free(
+        replicas: Replicas, ledger_service: httpx.AsyncClient, lobby_nc: NatsClient,
+        table_service: TableStandIn) -> None:
+    """The wallet's history, as its player reads it: the stake leaves the wallet once, on entering the queue, and
+    never comes back until the game is paid out; no moment where the Taler were free to spend elsewhere."""
+    anna, ben = await new_registered(replicas.first, lobby_nc), await new_registered(replicas.first, lobby_nc)
+    first = await enter(replicas.first, anna, seats=2, stake=25, variant="kirchenfenster")
+    second = await enter(replicas.second, ben, seats=2, stake=25, variant="kirchenfenster")
+
+    seated = await until_settled(replicas.first, anna, first)
+    await until_settled(replicas.second, ben, second)
+
+    assert [seat["stake_held"] for seat in seated["table"]["seats"]] == [True, True]
+    for player in (anna, ben):
+        history = await ledger_service.get("/wallets/me/transactions", headers=player["headers"])
+        assert history.status_code == 200, history.text
+        lines = list(reversed(history.json()["transactions"]))  # oldest first
+        assert [line["balance_after"] for line in lines] == [100, 75], lines
+        assert [line["amount"] for line in lines] == [100, -25], lines
+        assert await taler_of(lobby_nc, player) == 75

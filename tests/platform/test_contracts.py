@@ -131,7 +131,10 @@ SAMPLES: list[tuple[type[Contract], dict[str, Any]]] = [
     (BalanceQuery, {"player_id": "p-anna"}),
     (Balance, {"balance": 975}),
     (HoldStake, {"player_id": "p-anna", "table_id": "t" * 32, "amount": 25,
-                 "key": f"hold:{'t' * 32}:p-anna:0a1b2c3d4e5f"}),
+                 "key": f"hold:{'t' * 32}:p-anna:0a1b2c3d4e5f", "from_key": None}),
+    # A quick match seating its player: the queue's hold moves to the table's.
+    (HoldStake, {"player_id": "p-anna", "table_id": "t" * 32, "amount": 25,
+                 "key": f"hold:{'t' * 32}:p-anna:0a1b2c3d4e5f", "from_key": f"hold:{'m' * 32}:p-anna:9f8e7d6c5b4a"}),
     (StakeHeld, {"held": 25, "balance": 975, "duplicate": False}),
     (ReleaseStake, {"player_id": "p-anna", "table_id": "t" * 32, "key": f"hold:{'t' * 32}:p-anna:0a1b2c3d4e5f",
                     "because": "left"}),

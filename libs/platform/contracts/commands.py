@@ -380,6 +380,9 @@ class HoldStake(Contract, frozen=True, kw_only=True):
     """Hold `amount` Taler of the player's wallet for a seat at a stake table, once per `key`.
 
     `key` is `hold:<table_id>:<player_id>:<round>`; 409 "Nicht genug Taler …" when the wallet is short.
+    With `from_key` (another hold of the same player and amount, e.g. a quick match's while waiting) the stake
+    moves from that hold to this one in one booking, never through the wallet; 409 `hold_gone` when that hold
+    is no longer held.
     """
 
     WHAT: ClassVar[str] = "Die Anfrage ledger.cmd.hold"
@@ -388,6 +391,7 @@ class HoldStake(Contract, frozen=True, kw_only=True):
     table_id: str
     amount: int
     key: str
+    from_key: str | None = None
 
 
 class StakeHeld(Contract, frozen=True, kw_only=True):
