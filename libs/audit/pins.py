@@ -25,8 +25,8 @@ from typing import Any
 from libs.platform.signing import KeyPeriod, PublicKey, UnusableKey, published_history
 
 PIN_SOURCES = {
-    "keys_file": "gespeicherte Schlüsselliste des Tisches (GET /keys)",
-    "key_id": "Schlüsselkennung auf der Befehlszeile (--key-id)",
+    "keys_file": "gespeicherte Schlüsselliste des Tisches",
+    "key_id": "Schlüsselkennung auf der Befehlszeile",
     "receipts": "Quittungen des Spielers",
     "table": "die Schlüssel des Tisches selbst",
 }
@@ -93,7 +93,7 @@ class Pins:
         return {"sources": list(self.sources), "keys": [pinned.to_json() for pinned in self.keys.values()]}
 
     def shown(self) -> str:
-        """The ways of pinning used, in German: "gespeicherte Schlüsselliste des Tisches (GET /keys)"."""
+        """The ways of pinning used, in German: "gespeicherte Schlüsselliste des Tisches, Quittungen des Spielers"."""
         return ", ".join(PIN_SOURCES.get(source, source) for source in self.sources)
 
 

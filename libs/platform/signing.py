@@ -93,7 +93,7 @@ def signatures_required(rules_id: str, started_at: str) -> bool:
 
 
 def _now_stamp(now: datetime | None = None) -> str:
-    return (now or datetime.now(UTC)).isoformat(timespec="seconds").replace("+00:00", "Z")
+    return (now or datetime.now(UTC)).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 @dataclass(frozen=True)
