@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from libs.audit.pins import PIN_SOURCES
+from libs.audit.pins import HOW_TO_PIN, PIN_SOURCES
 from libs.platform.canonical import canonical_json
 
 CHECK_NAMES = {
@@ -135,6 +135,15 @@ class AuditReport:
     """The unsigned events passed because the game began before the table signed (a warning says so)."""
 
     @property
+    def origin_note(self) -> str | None:
+        """The German note of a log that passed with signatures checked by the export's own keys only (no pin):
+        they prove consistency, not origin, and how to pin; None otherwise. Apart from `warnings`, which are about
+        the log."""
+        if self.passed and self.pin is None and (self.signed_by or self.team_signed_by):
+            return HOW_TO_PIN
+        return None
+
+    @property
     def origin_proven(self) -> bool:
         """True when the signatures held against pinned keys (the table wrote this log), not only the export's."""
         return self.passed and self.pin is not None and bool(self.signed_by or self.team_signed_by)
@@ -157,6 +166,7 @@ class AuditReport:
     def _signatures_json(self) -> dict[str, Any]:
         body: dict[str, Any] = {"signed_by": dict(self.signed_by), "unsigned": list(self.unsigned),
                                 "pinned": self.pin, "origin_proven": self.origin_proven,
+                                "origin_note": self.origin_note,
                                 "unsigned_before_signing": self.unsigned_before_signing}
         if self.team_entries is not None:
             body["team_logs"] = {"entries": self.team_entries, "signed_by": dict(self.team_signed_by),
@@ -240,4 +250,6 @@ class AuditReport:
         if self.undone:
             lines.append("Zurückgenommene Schritte („Zurück“) in Ereignis " + ", ".join(map(str, self.undone)))
         lines.extend(f"Hinweis: {warning}" for warning in self.warnings)
+        if self.origin_note:
+            lines.append(f"Hinweis: {self.origin_note}")
         return lines

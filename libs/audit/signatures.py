@@ -26,7 +26,7 @@ from typing import Any
 
 from libs.audit.check import audit as audit_log
 from libs.audit.document import ExportDocument, read_document
-from libs.audit.pins import HOW_TO_PIN, Pins, trusted_pins
+from libs.audit.pins import Pins, trusted_pins
 from libs.audit.replay import Progress
 from libs.audit.report import AuditReport, Difference
 from libs.audit.team_logs import TeamLog, TeamLogProblem, read_team_logs
@@ -107,8 +107,6 @@ def signature_check(report: AuditReport, export: ExportDocument, pins: Pins | No
         report.warnings.append(unsigned_warning(report.unsigned, len(export.events)))
     for team, entries in sorted(report.team_unsigned.items()):
         report.warnings.append(team_unsigned_warning(team, entries, report.team_lengths.get(team, len(entries))))
-    if (report.signed_by or report.team_signed_by) and not pins:
-        report.warnings.append(HOW_TO_PIN)
 
 
 def _signed_games(export: ExportDocument) -> str:

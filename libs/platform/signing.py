@@ -317,10 +317,9 @@ class Keyring:
 
     # ---- using -----------------------------------------------------------------------------------------
     def published(self) -> list[dict[str, Any]]:
-        """Every key's public half as published (``GET /keys``), the active one marked, with its history
-        (``created``, ``activated``, ``retired``; null where unknown)."""
-        return [{**key.to_json(), "active": kid == self.active,
-                 **{name: None for name in HISTORY_FIELDS}, **self.period(kid).to_json()}
+        """Every key's public half as published (``GET /keys``), the active one marked, with its known history
+        (``created``, ``activated``, ``retired``; ``GET /keys`` shows an unknown one as null)."""
+        return [{**key.to_json(), "active": kid == self.active, **self.period(kid).to_json()}
                 for kid, key in self.keys.items()]
 
     def published_for(self, kids: Iterable[str]) -> list[dict[str, str]]:

@@ -52,7 +52,7 @@ def test_the_vectors_are_real_games_after_signing_began() -> None:
     assert export["rules"]["id"] == "speedmosaik@1" and export["events"][0]["at"] > "2026-12-03"
     keys = {key["kid"]: key for key in rotation["cases"][0]["pins"]["keys_file"]["keys"]}
     old, new = (export["events"][0]["sig"]["kid"], export["events"][-1]["sig"]["kid"])
-    assert old != new and keys[old]["retired"] and keys[new]["activated"] and not keys[new]["retired"]
+    assert old != new and keys[old]["retired"] and keys[new]["activated"] and not keys[new].get("retired")
 
 
 def test_the_vector_files_are_no_larger_than_needed() -> None:

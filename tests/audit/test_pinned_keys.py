@@ -138,8 +138,9 @@ def test_a_signed_export_without_a_pin_passes_as_consistent_only(played: Played,
 def test_a_pinned_key_proves_the_table_signed(pin: str, played: Played, tmp_path: Path,
                                               capsys: pytest.CaptureFixture[str]) -> None:
     kid, events = played.keys["active"], len(played.export["events"])
-    options: dict[str, Any] = {"keys_file": {"keys": played.keys}, "key_id": {},
-                               "receipts": {"receipts": played.answers}}[pin]
+    ways: dict[str, dict[str, Any]] = {"keys_file": {"keys": played.keys}, "key_id": {},
+                                       "receipts": {"receipts": played.answers}}
+    options = ways[pin]
     extra = ("--key-id", kid) if pin == "key_id" else ()
     status, out = _audit(tmp_path, capsys, played.export, *extra, **options)
     named = {"keys_file": "gespeicherte Schlüsselliste des Tisches", "key_id": "Schlüsselkennung auf der Befehlszeile",
