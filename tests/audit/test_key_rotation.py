@@ -14,6 +14,7 @@ import io
 import json
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -21,10 +22,21 @@ import httpx
 import pytest
 from nats.aio.client import Client as NatsClient
 
+from libs.audit import audit
+from libs.audit.pins import keys_answer_pins
 from libs.platform.settings import Settings
-from libs.platform.signing import Keyring, new_key_file, parse_time
+from libs.platform.signing import (
+    Keyring,
+    UnusableKey,
+    activated,
+    kept_history,
+    new_key_file,
+    parse_time,
+    retired,
+    with_new_key,
+)
 from services.table.app import create_app
-from tests.audit.forgery import resign
+from tests.audit.forgery import resign, sign_team_logs
 from tests.audit.games import KINDS, FixedSeeds, bearer, player, start
 from tests.audit.test_pinned_keys import Played, _audit, _finish, _move
 from tests.conftest import Infrastructure, running_app
@@ -169,3 +181,51 @@ def test_the_key_tools_keep_every_key_and_its_history(tmp_path: Path, capsys: py
     assert speed(["signing-keys", "retire", str(file), old]) == 2
     err = capsys.readouterr().err
     assert "ausgemustert" in err and "ist der aktive" in err
+
+
+def test_a_key_file_that_drops_or_rewrites_history_is_refused() -> None:
+    first = new_key_file()
+    added = with_new_key(first)
+    new = added["keys"][-1]["kid"]
+    done = retired(activated(added, new), first["active"])
+    kept_history(first, done)  # the tools' own results keep everything
+    dropped = {**done, "keys": done["keys"][1:]}
+    with pytest.raises(UnusableKey, match="nur ergänzt"):
+        kept_history(done, dropped)
+    moved = copy.deepcopy(done)
+    moved["keys"][0]["retired"] = "2099-01-01T00:00:00.000Z"
+    with pytest.raises(UnusableKey, match="retired"):
+        kept_history(done, moved)
+    # The table refuses a file whose active key is retired, and a key retired before it was activated.
+    back = {**copy.deepcopy(done), "active": first["active"]}
+    back["keys"][0]["private_key"] = first["keys"][0]["private_key"]
+    with pytest.raises(UnusableKey, match="ausgemustert"):
+        Keyring.from_json(back)
+    early = copy.deepcopy(done)
+    early["keys"][0]["retired"] = "2000-01-01T00:00:00.000Z"
+    with pytest.raises(UnusableKey, match="vor seiner Aktivierung"):
+        Keyring.from_json(early)
+
+
+def test_a_team_log_entry_signed_outside_its_keys_period_is_a_difference() -> None:
+    """The golden Speednova team game (side moves in team logs): game events signed by a key valid throughout, team
+    entries by a key retired before the game began; pinned to that history, the first team entry fails (field at)."""
+    document = json.loads((Path(__file__).parent / "golden" / "speednova_v2.json").read_text(encoding="utf-8"))
+    begun = parse_time(document["events"][0]["at"])
+    assert begun is not None
+    old_file = new_key_file(begun - timedelta(days=30))
+    added = with_new_key(old_file, begun - timedelta(days=2))
+    new = added["keys"][-1]["kid"]
+    history = retired(activated(added, new, now=begun - timedelta(days=1)), old_file["active"],
+                      now=begun - timedelta(hours=1))
+    game_key = Keyring.from_json(history)
+    team_key = Keyring.from_json(old_file)
+    for event in document["events"]:
+        event["sig"] = game_key.sign(event["game_id"], event["n"], event["hash"])
+    sign_team_logs(document, team_key)
+    document["signing_keys"] = game_key.published_for([new]) + team_key.published_for([old_file["active"]])
+    assert audit(document).passed  # by the export's own keys: consistent
+    report = audit(document, pins=keys_answer_pins({"keys": game_key.published()}))
+    assert report.difference is not None, report.lines()
+    assert (report.difference.check, report.difference.field) == ("signature", "team_logs[0].events[1].at")
+    assert f"ist mit dem Schlüssel {old_file['active']} signiert, der nur von " in report.difference.reason

@@ -17,7 +17,16 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from libs.platform.signing import Keyring, UnusableKey, activated, kept_history, new_key_file, retired, with_new_key
+from libs.platform.signing import (
+    HISTORY_FIELDS,
+    Keyring,
+    UnusableKey,
+    activated,
+    kept_history,
+    new_key_file,
+    retired,
+    with_new_key,
+)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -52,7 +61,8 @@ def _result(args: argparse.Namespace) -> dict[str, Any]:
     Keyring.from_json(current)  # refuse a file the table could not use
     if args.action == "public":
         keyring = Keyring.from_json(current)
-        return {"active": keyring.active, "keys": keyring.published()}
+        return {"active": keyring.active,  # as GET /keys shows it: an unknown time as null
+                "keys": [{**dict.fromkeys(HISTORY_FIELDS), **key} for key in keyring.published()]}
     if args.action == "add":
         result = with_new_key(current)
     else:
