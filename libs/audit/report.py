@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from libs.audit.pins import HOW_TO_PIN, PIN_SOURCES
 from libs.platform.canonical import canonical_json
 
 CHECK_NAMES = {
@@ -127,6 +128,28 @@ class AuditReport:
     """Key id -> team-log entries (all teams) whose signature it made and that verified."""
     team_unsigned: dict[int, list[int]] = field(default_factory=dict)
     """Team -> its log's entries without a signature."""
+    pin: dict[str, Any] | None = None
+    """The keys pinned outside the export the signatures were checked with (``libs.audit.pins.Pins.to_json``:
+    ``sources``, ``keys``); None: none was, so the signatures prove consistency, not origin."""
+    unsigned_before_signing: bool = False
+    """The unsigned events passed because the game began before the table signed (a warning says so)."""
+
+    @property
+    def origin_note(self) -> str | None:
+        """The German note of a log that passed with signatures checked by the export's own keys only (no pin):
+        they prove consistency, not origin, and how to pin; None otherwise. Apart from `warnings`, which are about
+        the log."""
+        if self.passed and self.pin is None and (self.signed_by or self.team_signed_by):
+            return HOW_TO_PIN
+        return None
+
+    @property
+    def origin_proven(self) -> bool:
+        """True when the signatures held against pinned keys (the table wrote this log), not only the export's."""
+        return self.passed and self.pin is not None and bool(self.signed_by or self.team_signed_by)
+
+    def _pin_names(self) -> str:
+        return ", ".join(PIN_SOURCES.get(source, source) for source in (self.pin or {}).get("sources", []))
 
     @property
     def passed(self) -> bool:
@@ -141,7 +164,10 @@ class AuditReport:
                 "signatures": self._signatures_json()}
 
     def _signatures_json(self) -> dict[str, Any]:
-        body: dict[str, Any] = {"signed_by": dict(self.signed_by), "unsigned": list(self.unsigned)}
+        body: dict[str, Any] = {"signed_by": dict(self.signed_by), "unsigned": list(self.unsigned),
+                                "pinned": self.pin, "origin_proven": self.origin_proven,
+                                "origin_note": self.origin_note,
+                                "unsigned_before_signing": self.unsigned_before_signing}
         if self.team_entries is not None:
             body["team_logs"] = {"entries": self.team_entries, "signed_by": dict(self.team_signed_by),
                                  "unsigned": {str(team): list(entries)
@@ -156,18 +182,33 @@ class AuditReport:
                     f"{self.moves} Züge nachgespielt; geprüft: {checked}{self._signatures_clause()}.")
         return f"Prüfung fehlgeschlagen: {self.difference.line()}"
 
+    def _by(self) -> str:
+        """Who the signatures show wrote the log: the table (pinned keys) or nobody in particular (the export's)."""
+        return "vom Tisch" if self.pin is not None else "stimmig"
+
+    def _whose(self) -> str:
+        """What the verdict adds on the keys: which pin proved the origin, or that none did."""
+        if self.pin is not None:
+            return f"; festgelegt durch: {self._pin_names()}"
+        return ", nur vom Export genannt: Herkunft nicht belegt"
+
+    def _unsigned_clause(self) -> str:
+        return ("keine (nicht signiert: die Partie begann, bevor der Tisch signierte)" if self.unsigned_before_signing
+                else "keine (nicht signiert)")
+
     def _signatures_clause(self) -> str:
-        """The verdict's word on signatures (check "signature", reported apart from the log's `checks`)."""
+        """The verdict's word on signatures (check "signature", reported apart from the log's `checks`): "vom Tisch
+        signiert" only with keys pinned outside the export, else "stimmig signiert … Herkunft nicht belegt"."""
         if self.team_entries:
             return self._team_signatures_clause()
         if self.signed_by and not self.unsigned:
-            return (f"; {CHECK_NAMES['signature']}: alle {self.events} Ereignisse vom Tisch signiert "
-                    f"(Schlüssel {', '.join(self.signed_by)})")
+            return (f"; {CHECK_NAMES['signature']}: alle {self.events} Ereignisse {self._by()} signiert "
+                    f"(Schlüssel {', '.join(self.signed_by)}{self._whose()})")
         if self.signed_by:
-            return (f"; {CHECK_NAMES['signature']}: {self.events - len(self.unsigned)} Ereignisse vom Tisch "
-                    f"signiert, {len(self.unsigned)} nicht")
+            return (f"; {CHECK_NAMES['signature']}: {self.events - len(self.unsigned)} Ereignisse {self._by()} "
+                    f"signiert, {len(self.unsigned)} nicht (Schlüssel {', '.join(self.signed_by)}{self._whose()})")
         if self.unsigned:
-            return f"; {CHECK_NAMES['signature']}: keine (nicht signiert)"
+            return f"; {CHECK_NAMES['signature']}: {self._unsigned_clause()}"
         return ""
 
     def _team_signatures_clause(self) -> str:
@@ -176,13 +217,14 @@ class AuditReport:
         team_unsigned = sum(len(numbers) for numbers in self.team_unsigned.values())
         name = CHECK_NAMES["signature"]
         if not self.signed_by and not self.team_signed_by:
-            return f"; {name}: keine (nicht signiert)"
+            return f"; {name}: {self._unsigned_clause()}"
+        kids = ", ".join(dict.fromkeys([*self.signed_by, *self.team_signed_by]))
         if not self.unsigned and not team_unsigned:
-            kids = ", ".join(dict.fromkeys([*self.signed_by, *self.team_signed_by]))
-            return (f"; {name}: alle {self.events} Ereignisse und alle {entries} Teameinträge vom Tisch signiert "
-                    f"(Schlüssel {kids})")
+            return (f"; {name}: alle {self.events} Ereignisse und alle {entries} Teameinträge {self._by()} signiert "
+                    f"(Schlüssel {kids}{self._whose()})")
         return (f"; {name}: {self.events - len(self.unsigned)} von {self.events} Ereignissen und "
-                f"{entries - team_unsigned} von {entries} Teameinträgen vom Tisch signiert")
+                f"{entries - team_unsigned} von {entries} Teameinträgen {self._by()} signiert "
+                f"(Schlüssel {kids}{self._whose()})")
 
     def lines(self) -> list[str]:
         """Return the whole report as German lines: the verdict, the timeout moves, steps taken back, warnings."""
@@ -192,6 +234,9 @@ class AuditReport:
         if self.signed_by:
             lines.append("Signiert (Ed25519): " + ", ".join(f"{count} Ereignisse mit Schlüssel {kid}"
                                                             for kid, count in self.signed_by.items()))
+        if self.pin is not None:
+            lines.append(f"Festgelegte Schlüssel ({self._pin_names()}): "
+                         + (", ".join(key["kid"] for key in self.pin.get("keys", [])) or "keiner"))
         if self.unsigned:
             lines.append(f"Nicht signiert: {len(self.unsigned)} von {self.events} Ereignissen")
         if self.team_signed_by:
@@ -205,4 +250,6 @@ class AuditReport:
         if self.undone:
             lines.append("Zurückgenommene Schritte („Zurück“) in Ereignis " + ", ".join(map(str, self.undone)))
         lines.extend(f"Hinweis: {warning}" for warning in self.warnings)
+        if self.origin_note:
+            lines.append(f"Hinweis: {self.origin_note}")
         return lines

@@ -6,6 +6,12 @@ signature proves the table wrote this one (docs/audit.md, "Signatures and receip
 the table signed carry no signatures: such a prefix is reported as unsigned (a warning, not a pass claimed
 as signed); an unsigned event after a signed one is a difference, since a table that signs never stops.
 
+Which keys count: only keys pinned outside the export (`libs.audit.pins`: a saved ``GET /keys`` answer, key ids on
+the command line, the player's receipts) prove the table signed; each signature must then also lie in its key's
+period (from ``activated`` to ``retired``, when the pin says). With no pin the export's own ``signing_keys`` are used,
+which proves only that the export is consistent, never its origin: the verdict says so. An unsigned log passes only
+for a game the table did not yet sign (`libs.platform.signing.signatures_required`), and the verdict says that too.
+
 The entries of the team logs an export carries (side moves) are checked the same way, with the same keys, each
 over its team's message (``speed-event/1:<game_id>:team<k>:<n>:<hash>``): an entry is written after the game
 event it follows (``after``) and before the next one, so an unsigned entry after a signed entry of its log or
@@ -20,43 +26,68 @@ from typing import Any
 
 from libs.audit.check import audit as audit_log
 from libs.audit.document import ExportDocument, read_document
+from libs.audit.pins import Pins, trusted_pins
 from libs.audit.replay import Progress
 from libs.audit.report import AuditReport, Difference
 from libs.audit.team_logs import TeamLog, TeamLogProblem, read_team_logs
 from libs.platform.envelope import Event
-from libs.platform.signing import PublicKey, UnusableKey, public_keys, signed_message
+from libs.platform.signing import (
+    SIGNED_SINCE,
+    KeyPeriod,
+    PublicKey,
+    UnusableKey,
+    public_keys,
+    signatures_required,
+    signed_message,
+)
 
 TrustedKeys = Mapping[str, PublicKey]
 """Keys to verify with instead of the export's own (by key id)."""
 
 
 def audit(document: Any, progress: Progress | None = None, trusted_keys: TrustedKeys | None = None,
-          require_signatures: bool = False) -> AuditReport:
+          require_signatures: bool = False, pins: Pins | None = None) -> AuditReport:
     """Audit an export document (``speed-game-export/1``) and return the report (``libs.audit.audit``).
 
     The log's checks first (``libs.audit.check.audit``: chain, seed, replay, who did what, outcome, timeouts),
-    then, when they held, (f) every event's signature, with the keys the export publishes or, when given, only
-    with `trusted_keys` (e.g. a saved ``GET /keys`` answer); unsigned events are a warning, or with
-    `require_signatures` a difference. Raises UnusableDocument when ``document`` is no export at all.
+    then, when they held, (f) every event's signature: with the keys `pins` pins outside the export (and
+    `trusted_keys`, public keys pinned as a saved ``GET /keys`` answer's), each within its period; with no pin, with
+    the keys the export names, which proves consistency only (the report says so). Unsigned events are a warning for
+    a game begun before the table signed, else a difference (with `require_signatures` always a difference). Raises
+    UnusableDocument when ``document`` is no export at all.
     """
+    if trusted_keys is not None:
+        pins = trusted_pins(trusted_keys).merged(pins)
     report = audit_log(document, progress)
     if report.passed:  # last: what was changed is the more useful verdict (docs/audit.md, "Signatures and receipts")
-        signature_check(report, read_document(document), trusted_keys, require_signatures)
+        signature_check(report, read_document(document), pins, require_signatures)
     return report
 
 
-def signature_check(report: AuditReport, export: ExportDocument, trusted: TrustedKeys | None = None,
+def signature_check(report: AuditReport, export: ExportDocument, pins: Pins | None = None,
                     require_signatures: bool = False) -> None:
-    """Run check (f) on a log that passed the others: note the keys that signed and the unsigned events in
-    `report` (`signed_by`, `unsigned`: reported apart from the log's `checks`, in the verdict and its own
-    lines), and the first difference; unsigned events are a warning unless `require_signatures`."""
-    keys, difference = export_keys(export.header, trusted)
+    """Run check (f) on a log that passed the others: note the keys that signed, the unsigned events and the pins
+    in `report` (`signed_by`, `unsigned`, `pin`: reported apart from the log's `checks`, in the verdict and its own
+    lines), and the first difference; unsigned events are a warning only for a game begun before the table signed
+    (`signatures_required`) and without `require_signatures`."""
+    report.pin = pins.to_json() if pins else None
+    keys, periods, difference = verification_keys(export.header, pins)
+    required = bool(export.events) and signatures_required(export.events[0].rules, export.events[0].at)
     if difference is None:
-        findings = check_signatures(export.events, keys)
+        findings = check_signatures(export.events, keys, periods, pins)
         difference = findings.difference
         report.signed_by, report.unsigned = findings.signed_by, findings.unsigned
         if difference is None and "team_logs" in export.header:
-            difference = _team_signatures(report, export, keys)
+            difference = _team_signatures(report, export, keys, periods, pins)
+        if difference is None and required and findings.unsigned:
+            first = findings.unsigned[0]
+            difference = Difference("signature", first, "sig", "eine Signatur des Tisches", None,
+                                    f"Ereignis {first} ist nicht signiert, aber {_signed_games(export)}: die "
+                                    "Signaturen wurden entfernt, oder der Tisch hat diese Partie nicht geschrieben.")
+        if difference is None and required and report.team_unsigned:
+            team = min(report.team_unsigned)
+            difference = _team_difference(team, report.team_unsigned[team][0], "sig", "eine Signatur des Tisches",
+                                          None, f"Der Eintrag ist nicht signiert, aber {_signed_games(export)}.")
         if difference is None and require_signatures and findings.unsigned:
             first = findings.unsigned[0]
             difference = Difference("signature", first, "sig", "eine Signatur des Tisches", None,
@@ -72,19 +103,30 @@ def signature_check(report: AuditReport, export: ExportDocument, trusted: Truste
         report.difference = difference
         return
     if report.unsigned:
+        report.unsigned_before_signing = True
         report.warnings.append(unsigned_warning(report.unsigned, len(export.events)))
     for team, entries in sorted(report.team_unsigned.items()):
         report.warnings.append(team_unsigned_warning(team, entries, report.team_lengths.get(team, len(entries))))
 
 
-def _team_signatures(report: AuditReport, export: ExportDocument, keys: Mapping[str, PublicKey]) -> Difference | None:
+def _signed_games(export: ExportDocument) -> str:
+    """Why this game must be signed, in German (the clause after "aber")."""
+    first = export.events[0]
+    if signatures_required(first.rules, "1970-01-01T00:00:00Z"):
+        return f"der Tisch signiert jede Partie mit den Regeln {first.rules} (neuer als die Signaturen)"
+    return (f"der Tisch signiert jede Partie, die seit {SIGNED_SINCE} begann, und diese begann laut Protokoll "
+            f"am {first.at}")
+
+
+def _team_signatures(report: AuditReport, export: ExportDocument, keys: Mapping[str, PublicKey],
+                     periods: Mapping[str, KeyPeriod], pins: Pins | None) -> Difference | None:
     """Check the signatures of the export's team-log entries (after the game's events held); note them in
     `report` (`team_entries`, `team_signed_by`, `team_unsigned`) and return the first difference."""
     try:
         logs = read_team_logs(export.header.get("team_logs"))
     except TeamLogProblem as problem:  # the log checks read them already: only a caller skipping those gets here
         return problem.difference
-    findings = check_team_signatures(logs, export.events, keys)
+    findings = check_team_signatures(logs, export.events, keys, periods, pins)
     report.team_entries = sum(len(log.events) for log in logs)
     report.team_lengths = {log.team: len(log.events) for log in logs}
     report.team_signed_by, report.team_unsigned = findings.signed_by, findings.unsigned
@@ -101,6 +143,53 @@ class SignatureFindings:
     unsigned: list[int] = field(default_factory=list)
     keys: dict[str, PublicKey] = field(default_factory=dict)
     """The keys the signatures were checked with (the export's, with any trusted ones)."""
+
+
+def verification_keys(header: Mapping[str, Any], pins: Pins | None
+                      ) -> tuple[dict[str, PublicKey], dict[str, KeyPeriod], Difference | None]:
+    """Return the keys to verify with and their periods: with no pin the export's ``signing_keys`` (periods unknown),
+    else only the pinned keys, each with the public half the pin gave or, for a key id pinned alone, the one the
+    export publishes under it (its id is its digest, checked on reading). An export publishing a pinned key id with
+    another public key than the pin's is a difference; an unusable export key too."""
+    try:
+        named = public_keys(header.get("signing_keys") or [])
+    except UnusableKey as error:
+        return {}, {}, Difference("document", None, "signing_keys", "veröffentlichte Ed25519-Schlüssel",
+                                  header.get("signing_keys"), f"Ein Schlüssel des Exportdokuments ist unbrauchbar: "
+                                                              f"{error}")
+    if not pins:
+        return named, {}, None
+    keys: dict[str, PublicKey] = {}
+    periods: dict[str, KeyPeriod] = {}
+    for kid, pinned in pins.keys.items():
+        published = named.get(kid)
+        if pinned.key is not None and published is not None and pinned.key.raw != published.raw:
+            return {}, {}, Difference("document", None, f"signing_keys[{kid}]", pinned.key.raw.hex(),
+                                      published.raw.hex(), f"Das Exportdokument veröffentlicht den Schlüssel {kid} "
+                                                           "anders als die festgelegten Schlüssel.")
+        key = pinned.key or published
+        if key is not None:
+            keys[kid] = key
+            periods[kid] = pinned.period
+    return keys, periods, None
+
+
+def _unknown_key_reason(what: str, kid: str, pins: Pins | None) -> str:
+    """Why a signature by key `kid` proves nothing, in German (`what`: "Ereignis 7", "Der Eintrag")."""
+    if pins and kid in pins.keys:
+        return (f"{what} ist mit dem festgelegten Schlüssel {kid} signiert, dessen öffentlichen Teil weder die "
+                "festgelegten Schlüssel noch das Exportdokument nennen: die Signatur lässt sich nicht prüfen.")
+    if pins:
+        return (f"{what} ist mit dem Schlüssel {kid} signiert, der nicht unter den festgelegten Schlüsseln des "
+                f"Tisches ist ({pins.shown()}): die Signatur belegt nicht, dass der Tisch es schrieb.")
+    return (f"{what} ist mit dem Schlüssel {kid} signiert, der weder veröffentlicht noch vertraut ist: "
+            "die Signatur belegt nichts.")
+
+
+def _outside_period(what: str, kid: str, at: str, period: KeyPeriod) -> str:
+    """Why a signature made outside its key's period proves nothing, in German."""
+    return (f"{what} (Zeitpunkt {at}) ist mit dem Schlüssel {kid} signiert, der nur {period.shown()} gültig ist: "
+            "außerhalb seines Zeitraums signiert der Tisch mit ihm nicht.")
 
 
 def export_keys(header: Mapping[str, Any],
@@ -123,8 +212,10 @@ def export_keys(header: Mapping[str, Any],
     return dict(trusted), None
 
 
-def check_signatures(events: list[Event], keys: Mapping[str, PublicKey]) -> SignatureFindings:
-    """Check every event's signature with `keys`; stop at the first difference."""
+def check_signatures(events: list[Event], keys: Mapping[str, PublicKey],
+                     periods: Mapping[str, KeyPeriod] | None = None, pins: Pins | None = None) -> SignatureFindings:
+    """Check every event's signature with `keys`, each made within its key's period (`periods`); stop at the first
+    difference (`pins`: what pinned the keys, for its German reason)."""
     findings = SignatureFindings(keys=dict(keys))
     for event in events:
         sig: Any = event.sig
@@ -144,16 +235,19 @@ def check_signatures(events: list[Event], keys: Mapping[str, PublicKey]) -> Sign
         kid = sig["kid"]
         key = keys.get(kid)
         if key is None:
-            findings.difference = Difference(
-                "signature", event.n, "sig.kid", sorted(keys), kid,
-                f"Ereignis {event.n} ist mit dem Schlüssel {kid} signiert, der weder veröffentlicht noch "
-                "vertraut ist: die Signatur belegt nichts.")
+            findings.difference = Difference("signature", event.n, "sig.kid", sorted(keys), kid,
+                                             _unknown_key_reason(f"Ereignis {event.n}", kid, pins))
             return findings
         if not key.verifies(signed_message(event.game_id, event.n, event.hash), sig["sig"]):
             findings.difference = Difference(
                 "signature", event.n, "sig.sig", f"Ed25519-Signatur von Schlüssel {kid} über den Hash", sig["sig"],
                 f"Die Signatur von Ereignis {event.n} passt nicht zu seinem Hash: dieses Ereignis hat der "
                 "Tisch so nicht signiert (nachträglich geändert oder neu geschrieben).")
+            return findings
+        period = (periods or {}).get(kid)
+        if period is not None and not period.covers(event.at):
+            findings.difference = Difference("signature", event.n, "at", {"kid": kid, **period.to_json()}, event.at,
+                                             _outside_period(f"Ereignis {event.n}", kid, event.at, period))
             return findings
         findings.signed_by[kid] = findings.signed_by.get(kid, 0) + 1
     return findings
@@ -175,8 +269,9 @@ def _team_difference(team: int, n: int, name: str, expected: Any, found: Any, re
                       f"Teamprotokoll {team + 1}, Eintrag {n}: {reason}")
 
 
-def check_team_signatures(logs: list[TeamLog], game: list[Event],
-                          keys: Mapping[str, PublicKey]) -> TeamSignatureFindings:
+def check_team_signatures(logs: list[TeamLog], game: list[Event], keys: Mapping[str, PublicKey],
+                          periods: Mapping[str, KeyPeriod] | None = None,
+                          pins: Pins | None = None) -> TeamSignatureFindings:
     """Check every team-log entry's signature (over ``speed-event/1:<game_id>:team<k>:<n>:<hash>``) with `keys`;
     stop at the first difference. An entry follows game event ``after`` and precedes event ``after + 1`` in the
     order the table wrote them, so a signature missing after a signed entry of its log, after a signed game
@@ -206,16 +301,19 @@ def check_team_signatures(logs: list[TeamLog], game: list[Event],
             kid = sig["kid"]
             key = keys.get(kid)
             if key is None:
-                findings.difference = _team_difference(
-                    log.team, entry.n, "sig.kid", sorted(keys), kid,
-                    f"Der Eintrag ist mit dem Schlüssel {kid} signiert, der weder veröffentlicht noch vertraut ist: "
-                    "die Signatur belegt nichts.")
+                findings.difference = _team_difference(log.team, entry.n, "sig.kid", sorted(keys), kid,
+                                                       _unknown_key_reason("Der Eintrag", kid, pins))
                 return findings
             if not key.verifies(signed_message(entry.game_id, entry.n, entry.hash, log.team), sig["sig"]):
                 findings.difference = _team_difference(
                     log.team, entry.n, "sig.sig", f"Ed25519-Signatur von Schlüssel {kid} über den Hash", sig["sig"],
                     "Die Signatur des Eintrags passt nicht zu seinem Hash: diesen Eintrag hat der Tisch so nicht "
                     "signiert (nachträglich geändert oder neu geschrieben).")
+                return findings
+            period = (periods or {}).get(kid)
+            if period is not None and not period.covers(entry.at):
+                findings.difference = _team_difference(log.team, entry.n, "at", {"kid": kid, **period.to_json()},
+                                                       entry.at, _outside_period("Der Eintrag", kid, entry.at, period))
                 return findings
             signed_before = True
             findings.signed_by[kid] = findings.signed_by.get(kid, 0) + 1
@@ -242,8 +340,9 @@ def team_unsigned_warning(team: int, unsigned: list[int], total: int) -> str:
 def unsigned_warning(unsigned: list[int], total: int) -> str:
     """The German warning for events without a signature (written before the table signed)."""
     if len(unsigned) == total:
-        return ("Die Ereignisse dieser Partie sind nicht signiert (geschrieben, bevor der Tisch signierte): "
-                "sie belegen nur Hash-Kette, Saat und Regeln, nicht, dass der Tisch genau diesen Verlauf schrieb.")
+        return ("Die Ereignisse dieser Partie sind nicht signiert (die Partie begann, bevor der Tisch signierte: "
+                f"Regeln von vor den Signaturen, Beginn vor {SIGNED_SINCE}): sie belegen nur Hash-Kette, Saat und "
+                "Regeln, nicht, dass der Tisch genau diesen Verlauf schrieb.")
     return (f"Ereignis {_ranges(unsigned)} ist nicht signiert (geschrieben, bevor der Tisch signierte); "
             "die späteren sind es.")
 

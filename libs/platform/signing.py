@@ -20,7 +20,13 @@ Keys: an Ed25519 key pair per key id; the key id is the first 16 hex digits of S
 public key (`key_id`). A `Keyring` holds every key the platform ever signed with (their public halves stay
 published so old games verify) and signs with its one active key. Keys are read from JSON
 (`speed-signing-keys/1`, `Keyring.from_json`): ``{"format", "active": kid, "keys": [{"kid", "public_key",
-"private_key"?, "created"?}]}``, all binary as lowercase hex; a retired key keeps only its public half.
+"private_key"?, "created"?, "activated"?, "retired"?}]}``, all binary as lowercase hex; a retired key keeps only its
+public half. Each key's history (`KeyPeriod`) is append-only: ``activated`` (when it became the active key, from when
+it may sign) and ``retired`` (from when it signs no more) are written once and never moved or dropped, and a key
+without ``activated`` is one of unknown period (key files written before issue 36).
+
+Which games must be signed (`signatures_required`): every game of a rules version newer than signing, and every game
+of the older versions begun from `SIGNED_SINCE` on; only older games may be unsigned.
 
 Verifying needs nothing but the public keys (`PublicKey`), so `libs.audit` uses this module without I/O.
 """
@@ -52,6 +58,101 @@ KEYS_FORMAT = "speed-signing-keys/1"
 ALGORITHM = "Ed25519"
 KEY_ID_HEX = 16
 """Hex digits of SHA-256(public key) that make a key id."""
+HISTORY_FIELDS = ("created", "activated", "retired")
+"""A key's history in a key file and in ``GET /keys``: UTC timestamps (ISO 8601, ``Z``), each written once."""
+
+SIGNED_SINCE = "2026-12-03T00:00:00Z"
+"""From this instant on the table signs every event of every game (issue 24 in production from 2 December 2026; the
+day after, so that no game begun unsigned that day is refused): a game begun later without signatures was stripped."""
+RULES_OLDER_THAN_SIGNING = frozenset({"speedmosaik@1", "speedkoi@1", "speednova@1", "speednova@2", "speedspore@1",
+                                      "speedspore@2"})
+"""The rules versions that were played before the table signed: only their games begun before `SIGNED_SINCE` may be
+unsigned. Every later version is signed from its first game (a new version is not added here)."""
+
+
+def parse_time(text: Any) -> datetime | None:
+    """Return an ISO 8601 timestamp with offset (``2026-12-03T00:00:00Z``, ``…:14.377Z``) as an aware datetime;
+    None when it is no such timestamp."""
+    if not isinstance(text, str):
+        return None
+    try:
+        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return moment if moment.tzinfo is not None else None
+
+
+def signatures_required(rules_id: str, started_at: str) -> bool:
+    """True if a game of `rules_id` begun at `started_at` (its GameStarted's ``at``) was signed by the table: its
+    version is newer than signing, or it began from `SIGNED_SINCE` on (an unreadable time counts as late)."""
+    if rules_id not in RULES_OLDER_THAN_SIGNING:
+        return True
+    started = parse_time(started_at)
+    since = parse_time(SIGNED_SINCE)
+    return started is None or since is None or started >= since
+
+
+def _now_stamp(now: datetime | None = None) -> str:
+    return (now or datetime.now(UTC)).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+@dataclass(frozen=True)
+class KeyPeriod:
+    """A key's history: when it was made, from when it signed (``activated``) and from when it signs no more
+    (``retired``). An unknown bound (None) is open: a key without ``activated`` is one of unknown period, valid at
+    any time as far as its history tells."""
+
+    created: str | None = None
+    activated: str | None = None
+    retired: str | None = None
+
+    @staticmethod
+    def from_json(data: Mapping[str, Any]) -> KeyPeriod:
+        """Read the history fields of a key entry (absent or null: unknown); UnusableKey for an unreadable time or a
+        key retired before it was activated."""
+        values: dict[str, str | None] = {}
+        for name in HISTORY_FIELDS:
+            value = data.get(name)
+            if value is not None and parse_time(value) is None:
+                raise UnusableKey(f"Schlüssel {data.get('kid')!r}: {name} ist kein Zeitpunkt (ISO 8601 mit Zone): "
+                                  f"{value!r}.")
+            values[name] = value
+        period = KeyPeriod(**values)
+        start, end = parse_time(period.activated), parse_time(period.retired)
+        if start is not None and end is not None and end < start:
+            raise UnusableKey(f"Schlüssel {data.get('kid')!r}: ausgemustert ({period.retired}) vor seiner Aktivierung "
+                              f"({period.activated}).")
+        return period
+
+    def to_json(self) -> dict[str, str]:
+        """The known history fields (unknown ones left out)."""
+        return {name: value for name in HISTORY_FIELDS if (value := getattr(self, name)) is not None}
+
+    @property
+    def known(self) -> bool:
+        """True when the history says from when the key signed."""
+        return self.activated is not None
+
+    def covers(self, at: str) -> bool:
+        """True if a signature made at `at` lies in the period (bounds included; an unknown bound is open; an
+        unreadable `at` lies in no known period)."""
+        if self.activated is None and self.retired is None:
+            return True
+        moment = parse_time(at)
+        if moment is None:
+            return False
+        start, end = parse_time(self.activated), parse_time(self.retired)
+        return (start is None or moment >= start) and (end is None or moment <= end)
+
+    def shown(self) -> str:
+        """The period in German: "von 2026-12-03T10:00:00Z bis 2027-01-01T00:00:00Z", "seit …", "unbekannt"."""
+        if self.activated and self.retired:
+            return f"von {self.activated} bis {self.retired}"
+        if self.activated:
+            return f"seit {self.activated}"
+        if self.retired:
+            return f"bis {self.retired}"
+        return "unbekannt"
 
 
 class UnusableKey(ValueError):
@@ -126,6 +227,18 @@ def public_keys(entries: Any) -> dict[str, PublicKey]:
     return {key.kid: key for key in keys}
 
 
+def published_history(entries: Any) -> dict[str, tuple[PublicKey, KeyPeriod]]:
+    """Return published keys with their history (a ``GET /keys`` answer's ``keys``, or a key file's) by key id; every
+    key id must be its key's digest. UnusableKey for an unusable key or history."""
+    if not isinstance(entries, list):
+        raise UnusableKey("Die Schlüssel sind keine Liste.")
+    history: dict[str, tuple[PublicKey, KeyPeriod]] = {}
+    for entry in entries:
+        key = PublicKey.from_json(entry)
+        history[key.kid] = (key, KeyPeriod.from_json(entry))
+    return history
+
+
 @dataclass
 class Keyring:
     """The table's signing keys: every known key (public halves always, private ones where kept) and the
@@ -135,11 +248,21 @@ class Keyring:
     keys: dict[str, PublicKey]
     _signers: dict[str, Ed25519PrivateKey] = field(default_factory=dict, repr=False)
     _derived: dict[tuple[str, bytes], bytes] = field(default_factory=dict, repr=False)
+    periods: dict[str, KeyPeriod] = field(default_factory=dict)
+    """Key id -> its history (`KeyPeriod`; missing: unknown)."""
 
     def __post_init__(self) -> None:
         if self.active not in self._signers:
             raise UnusableKey(f"Der aktive Schlüssel {self.active!r} hat keinen privaten Teil im Schlüsselbund.")
+        retired = self.period(self.active).retired
+        if retired is not None:
+            raise UnusableKey(f"Der aktive Schlüssel {self.active!r} ist seit {retired} ausgemustert und signiert "
+                              "nicht mehr.")
         self._active_key = self._signers[self.active]
+
+    def period(self, kid: str) -> KeyPeriod:
+        """The history of key `kid` (unknown when the key file names none)."""
+        return self.periods.get(kid) or KeyPeriod()
 
     # ---- reading and writing --------------------------------------------------------------------------
     @staticmethod
@@ -152,9 +275,11 @@ class Keyring:
             raise UnusableKey("Die Schlüsseldatei nennt keine Schlüssel.")
         keys: dict[str, PublicKey] = {}
         signers: dict[str, Ed25519PrivateKey] = {}
+        periods: dict[str, KeyPeriod] = {}
         for entry in entries:
             public = PublicKey.from_json(entry)
             keys[public.kid] = public
+            periods[public.kid] = KeyPeriod.from_json(entry)
             if entry.get("private_key"):
                 try:
                     private = Ed25519PrivateKey.from_private_bytes(bytes.fromhex(str(entry["private_key"])))
@@ -163,7 +288,7 @@ class Keyring:
                 if private.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw) != public.raw:
                     raise UnusableKey(f"Schlüssel {public.kid}: privater und öffentlicher Teil gehören nicht zusammen.")
                 signers[public.kid] = private
-        return Keyring(active=str(data.get("active")), keys=keys, _signers=signers)
+        return Keyring(active=str(data.get("active")), keys=keys, _signers=signers, periods=periods)
 
     @staticmethod
     def load(path: str | Path) -> Keyring:
@@ -187,13 +312,15 @@ class Keyring:
             entry: dict[str, Any] = {"kid": kid, "public_key": public.raw.hex()}
             if kid in self._signers:
                 entry["private_key"] = _private_hex(self._signers[kid])
-            entries.append(entry)
+            entries.append({**entry, **self.period(kid).to_json()})
         return {"format": KEYS_FORMAT, "active": self.active, "keys": entries}
 
     # ---- using -----------------------------------------------------------------------------------------
     def published(self) -> list[dict[str, Any]]:
-        """Every key's public half as published (``GET /keys``), the active one marked."""
-        return [{**key.to_json(), "active": kid == self.active} for kid, key in self.keys.items()]
+        """Every key's public half as published (``GET /keys``), the active one marked, with its known history
+        (``created``, ``activated``, ``retired``; ``GET /keys`` shows an unknown one as null)."""
+        return [{**key.to_json(), "active": kid == self.active, **self.period(kid).to_json()}
+                for kid, key in self.keys.items()]
 
     def published_for(self, kids: Iterable[str]) -> list[dict[str, str]]:
         """The published keys among `kids` (an export's: the keys that signed its events), in the ring's order."""
@@ -232,38 +359,82 @@ def _private_hex(key: Ed25519PrivateKey) -> str:
     return raw.hex()
 
 
-def new_key_entry(now: datetime | None = None) -> dict[str, str]:
-    """A fresh Ed25519 key as a key file entry: ``{"kid", "public_key", "private_key", "created"}``."""
-    private = Ed25519PrivateKey.generate()
+def new_key_entry(now: datetime | None = None, private: Ed25519PrivateKey | None = None) -> dict[str, str]:
+    """A fresh Ed25519 key (or `private`'s) as a key file entry: ``{"kid", "public_key", "private_key", "created"}``."""
+    private = private or Ed25519PrivateKey.generate()
     raw = private.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
-    created = (now or datetime.now(UTC)).isoformat(timespec="seconds").replace("+00:00", "Z")
-    return {"kid": key_id(raw), "public_key": raw.hex(), "private_key": _private_hex(private), "created": created}
+    return {"kid": key_id(raw), "public_key": raw.hex(), "private_key": _private_hex(private),
+            "created": _now_stamp(now)}
 
 
-def new_key_file() -> dict[str, Any]:
-    """A key file with one fresh key, active."""
-    entry = new_key_entry()
-    return {"format": KEYS_FORMAT, "active": entry["kid"], "keys": [entry]}
+def new_key_file(now: datetime | None = None, private: Ed25519PrivateKey | None = None) -> dict[str, Any]:
+    """A key file with one fresh key (or `private`), active since `now`."""
+    entry = new_key_entry(now, private)
+    return {"format": KEYS_FORMAT, "active": entry["kid"], "keys": [{**entry, "activated": entry["created"]}]}
 
 
-def with_new_key(key_file: Mapping[str, Any]) -> dict[str, Any]:
-    """Return `key_file` with a fresh key added, not yet active (step 1 of a rotation: every table replica learns
-    and publishes the new key before any signs with it)."""
+def with_new_key(key_file: Mapping[str, Any], now: datetime | None = None,
+                 private: Ed25519PrivateKey | None = None) -> dict[str, Any]:
+    """Return `key_file` with a fresh key (or `private`) added, not yet active (step 1 of a rotation: every table
+    replica learns and publishes the new key before any signs with it)."""
     return {"format": KEYS_FORMAT, "active": key_file.get("active"),
-            "keys": [*(dict(item) for item in key_file.get("keys") or []), new_key_entry()]}
+            "keys": [*(dict(item) for item in key_file.get("keys") or []), new_key_entry(now, private)]}
 
 
-def activated(key_file: Mapping[str, Any], kid: str, *, drop_old_private: bool = True) -> dict[str, Any]:
-    """Return `key_file` with key `kid` active (step 2 of a rotation); the other keys stay, public halves always
-    (their games verify), private halves only with `drop_old_private` False."""
+def activated(key_file: Mapping[str, Any], kid: str, *, drop_old_private: bool = True,
+              now: datetime | None = None) -> dict[str, Any]:
+    """Return `key_file` with key `kid` active (step 2 of a rotation) and ``activated`` at `now` unless it was
+    activated before; the other keys stay, public halves and history always (their games verify), private halves
+    only with `drop_old_private` False. A retired key is never activated again. The key active before keeps signing
+    on the replicas not yet restarted: its end is recorded by `retired` once the rollout is done (step 3)."""
     keys = [dict(item) for item in key_file.get("keys") or []]
-    if not any(item.get("kid") == kid and item.get("private_key") for item in keys):
+    chosen = next((item for item in keys if item.get("kid") == kid and item.get("private_key")), None)
+    if chosen is None:
         raise UnusableKey(f"Der Schlüssel {kid!r} ist nicht mit privatem Teil in der Schlüsseldatei.")
+    if chosen.get("retired"):
+        raise UnusableKey(f"Der Schlüssel {kid!r} ist seit {chosen['retired']} ausgemustert und wird nicht wieder "
+                          "aktiv.")
+    if not chosen.get("activated"):
+        chosen["activated"] = _now_stamp(now)
     if drop_old_private:
         for item in keys:
             if item.get("kid") != kid:
                 item.pop("private_key", None)
     return {"format": KEYS_FORMAT, "active": kid, "keys": keys}
+
+
+def retired(key_file: Mapping[str, Any], kid: str, now: datetime | None = None) -> dict[str, Any]:
+    """Return `key_file` with key `kid`'s end recorded (``retired`` at `now`, step 3 of a rotation, once no replica
+    signs with it any more) and its private half dropped: from then on a signature by it is outside its period. The
+    active key is never retired, and a recorded end is never moved."""
+    keys = [dict(item) for item in key_file.get("keys") or []]
+    chosen = next((item for item in keys if item.get("kid") == kid), None)
+    if chosen is None:
+        raise UnusableKey(f"Der Schlüssel {kid!r} ist nicht in der Schlüsseldatei.")
+    if kid == key_file.get("active"):
+        raise UnusableKey(f"Der Schlüssel {kid!r} ist der aktive; erst einen anderen aktivieren.")
+    if chosen.get("retired"):
+        raise UnusableKey(f"Der Schlüssel {kid!r} ist schon seit {chosen['retired']} ausgemustert.")
+    chosen["retired"] = _now_stamp(now)
+    chosen.pop("private_key", None)
+    KeyPeriod.from_json(chosen)
+    return {"format": KEYS_FORMAT, "active": key_file.get("active"), "keys": keys}
+
+
+def kept_history(before: Mapping[str, Any], after: Mapping[str, Any]) -> None:
+    """Raise UnusableKey unless key file `after` keeps every key of `before` with the same public half and history
+    (a bound unknown before may become known; none that was known may change or go): key history is append-only."""
+    now = {item.get("kid"): item for item in after.get("keys") or [] if isinstance(item, Mapping)}
+    for item in before.get("keys") or []:
+        kid = item.get("kid")
+        kept = now.get(kid)
+        if kept is None or kept.get("public_key") != item.get("public_key"):
+            raise UnusableKey(f"Der Schlüssel {kid!r} fehlte danach oder hätte einen anderen öffentlichen Teil: "
+                              "die Schlüsselgeschichte wird nur ergänzt.")
+        for name in HISTORY_FIELDS:
+            if item.get(name) is not None and kept.get(name) != item.get(name):
+                raise UnusableKey(f"Schlüssel {kid!r}: {name} ({item.get(name)}) würde geändert: die "
+                                  "Schlüsselgeschichte wird nur ergänzt.")
 
 
 def rotated(key_file: Mapping[str, Any], *, drop_old_private: bool = True) -> dict[str, Any]:

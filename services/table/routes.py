@@ -14,6 +14,7 @@ from nats.js.api import ConsumerConfig, DeliverPolicy
 from pydantic import BaseModel, Field
 
 from libs.audit import EXPORT_FORMAT, audit
+from libs.audit.pins import keys_answer_pins
 from libs.platform.auth import Identity
 from libs.platform.clock import clock_of
 from libs.platform.contracts.commands import ADVISE, AdviseRequest
@@ -169,7 +170,8 @@ async def read_log(game_id: str, runtime: RuntimeDep,
 @router.get("/{game_id}/audit")
 async def audit_game(game_id: str, runtime: RuntimeDep) -> dict[str, Any]:
     """Check an ended game with `libs.audit` (what `speed audit` runs on an export): the hash chain, the seed
-    against its commitment, and replaying the moves gives the recorded effects and outcome."""
+    against its commitment, and replaying the moves gives the recorded effects and outcome; the signatures against
+    the table's own keys and their periods (what `GET /keys` publishes), never only the keys the log names."""
     events = await games_of(runtime).events(game_id)
     if events[-1].event.type != EventType.GAME_ENDED:
         raise CommandRefused(409, "Die Partie läuft noch; prüfen lässt sie sich nach dem Ende.", "game_running")
@@ -177,7 +179,8 @@ async def audit_game(game_id: str, runtime: RuntimeDep) -> dict[str, Any]:
     report = audit({"format": EXPORT_FORMAT, "game_id": game_id, "seed": _seed_of(events),
                     "signing_keys": [] if keyring is None else keyring.published_for(
                         stored.event.sig["kid"] for stored in events if stored.event.sig),
-                    "events": [stored.event.to_json() for stored in events]})
+                    "events": [stored.event.to_json() for stored in events]},
+                   pins=None if keyring is None else keys_answer_pins(keyring.published(), "table"))
     difference = report.difference
     outcome_held = "outcome" in report.checks
     if difference is not None and difference.check != "outcome" and not outcome_held:

@@ -1,10 +1,11 @@
 """The table's signing keys in public, and the receipts its answers carry (docs/audit.md, "Signatures and receipts").
 
-`GET /keys` publishes every key the table ever signed with (the active one marked), so anyone can verify a
-game's signatures and a player's receipts without trusting the export that names them; retired keys stay
-listed for as long as games signed with them exist. `receipt_of` turns what a seat's answer shows the game after
-into the receipt it carries: the game's last event, or, for a member of a team whose log's last entry follows
-that event (a side move), that entry (with `team`); never another team's entry.
+`GET /keys` publishes every key the table ever signed with (the active one marked) with its history (from when it
+signed, from when it signs no more), so anyone can verify a game's signatures and a player's receipts without
+trusting the export that names them, and check each signature was made while its key was valid; retired keys stay
+listed for as long as games signed with them exist (the history is append-only). `receipt_of` turns what a seat's
+answer shows the game after into the receipt it carries: the game's last event, or, for a member of a team whose
+log's last entry follows that event (a side move), that entry (with `team`); never another team's entry.
 """
 
 from __future__ import annotations
@@ -29,6 +30,11 @@ class PublishedKey(BaseModel):
     alg: str = Field(description=f'always "{ALGORITHM}"')
     public_key: str = Field(description="the raw 32-byte public key, lowercase hex (64 digits)")
     active: bool = Field(description="the key new events are signed with (exactly one)")
+    created: str | None = Field(default=None, description="when the key was made (UTC, ISO 8601); null: unknown")
+    activated: str | None = Field(default=None, description="from when the key signs (it became the active key); "
+                                                            "null: unknown (a key of unknown period) or not yet")
+    retired: str | None = Field(default=None, description="from when the key signs no more; null: still signing, "
+                                                          "or its end not recorded")
 
 
 class PublishedKeys(BaseModel):

@@ -14,6 +14,7 @@ import copy
 import json
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +30,7 @@ from libs.platform.contracts.commands import PLAY_MOVE, MakeMove
 from libs.platform.envelope import EventType
 from libs.platform.rpc import call
 from libs.platform.settings import Settings
-from libs.platform.signing import Keyring, public_keys, signed_message
+from libs.platform.signing import SIGNED_SINCE, Keyring, parse_time, public_keys, signed_message
 from services.table.app import create_app
 from tests.audit.forgery import rehash, relabel, resign, unsign
 from tests.audit.games import KINDS, FixedSeeds, bearer, player, start, wait_ended
@@ -140,6 +141,19 @@ def _speed_audit(tmp_path: Path, capsys: pytest.CaptureFixture[str], document: d
     return status, captured.out + captured.err
 
 
+def _begun_before_signing(document: dict[str, Any]) -> dict[str, Any]:
+    """A copy of `document` moved 30 days back (every ``at``, re-hashed and re-signed by the table's key), so that
+    it began before the table signed every game (``SIGNED_SINCE``): only such a game may be partly unsigned."""
+    moved = copy.deepcopy(document)
+    for event in moved["events"]:
+        moment = parse_time(event["at"])
+        assert moment is not None
+        event["at"] = (moment - timedelta(days=30)).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    rehash(moved, 1)
+    assert moved["events"][0]["at"] < SIGNED_SINCE
+    return moved
+
+
 def _forged_history(signed: Signed) -> dict[str, Any]:
     """The second game's history passed off as the first game's (signatures as they were: the other game's)."""
     forged = copy.deepcopy(signed.other_whole)
@@ -161,10 +175,15 @@ def test_every_event_is_signed_by_the_published_active_key(signed: Signed) -> No
         assert report.passed, report.lines()
         assert report.unsigned == [] and report.signed_by == {active: len(document["events"])}
         assert f"Signiert (Ed25519): {len(document['events'])} Ereignisse mit Schlüssel {active}" in report.lines()
-        assert report.verdict().endswith(f"; Signaturen: alle {len(document['events'])} Ereignisse vom Tisch "
-                                         f"signiert (Schlüssel {active}).")
-        # Trusting only the keys GET /keys published gives the same verdict.
-        assert audit(document, trusted_keys=_trusted(signed)).passed
+        # By the keys the export names itself: consistent, its origin not proven (issue 36).
+        assert report.verdict().endswith(f"; Signaturen: alle {len(document['events'])} Ereignisse stimmig "
+                                         f"signiert (Schlüssel {active}, nur vom Export genannt: Herkunft nicht "
+                                         "belegt).")
+        # Pinned to the keys GET /keys published: the table signed.
+        pinned = audit(document, trusted_keys=_trusted(signed))
+        assert pinned.passed and pinned.verdict().endswith(
+            f"; Signaturen: alle {len(document['events'])} Ereignisse vom Tisch signiert (Schlüssel {active}; "
+            "festgelegt durch: gespeicherte Schlüsselliste des Tisches).")
 
 
 def test_the_player_and_operator_copies_carry_the_same_signatures(signed: Signed) -> None:
@@ -210,11 +229,13 @@ def test_another_legal_history_passes_every_check_but_the_signatures(signed: Sig
     assert moves != [event["data"]["move"] for event in signed.whole["events"] if event["type"] == EventType.MOVE_MADE]
     stripped = copy.deepcopy(forged)
     unsign(stripped)
-    report = audit(stripped)  # ... that chain, seed, replay and outcome accept: only its signatures are missing
-    assert report.passed and report.checks[:2] == ["chain", "seed"] and "replay" in report.checks, report.lines()
+    report = audit(stripped)  # ... that chain, seed, replay and outcome accept: only its signatures are missing,
+    assert report.checks[:2] == ["chain", "seed"] and "outcome" in report.checks, report.lines()
     assert report.unsigned == list(range(1, len(forged["events"]) + 1)) and not report.signed_by
-    assert report.verdict().endswith("; Signaturen: keine (nicht signiert).")
-    assert any("nicht signiert" in warning for warning in report.warnings)
+    # which fails: a game begun after the table signs every game (issue 36) may not be unsigned.
+    assert report.difference is not None and (report.difference.check, report.difference.n,
+                                              report.difference.field) == ("signature", 1, "sig")
+    assert "Ereignis 1 ist nicht signiert, aber der Tisch signiert jede Partie" in report.verdict()
     status, out = _speed_audit(tmp_path, capsys, forged)  # the genuine signatures it carries are another game's
     assert status == 1, out
     assert out.startswith("Prüfung fehlgeschlagen: Signaturen: Ereignis 1, Feld sig.sig: Die Signatur von Ereignis 1 "
@@ -226,13 +247,14 @@ def test_a_history_signed_with_the_forgers_own_key_fails_against_the_published_k
     forged = _forged_history(signed)
     forger = Keyring.generate()
     resign(forged, forger)
-    # The export alone names the forger's key, and by it alone the forgery verifies: keys come from the table.
-    assert audit(forged).passed
+    # The export alone names the forger's key, and by it alone the forgery is consistent, its origin unproven.
+    report = audit(forged)
+    assert report.passed and "Herkunft nicht belegt" in report.verdict() and "vom Tisch" not in report.verdict()
     (tmp_path / "keys.json").write_text(json.dumps(signed.keys), encoding="utf-8")
     status, out = _speed_audit(tmp_path, capsys, forged, "--keys", str(tmp_path / "keys.json"))
     assert status == 1, out
     assert (f"Signaturen: Ereignis 1, Feld sig.kid: Ereignis 1 ist mit dem Schlüssel {forger.active} signiert, der "
-            "weder veröffentlicht noch vertraut ist") in out, out
+            "nicht unter den festgelegten Schlüsseln des Tisches ist") in out, out
     # An export that publishes another public key under the table's key id is caught before any signature.
     relabelled = copy.deepcopy(signed.own)
     relabelled["signing_keys"] = [{**forger.published_for([forger.active])[0], "kid": signed.keyring.active}]
@@ -298,13 +320,14 @@ def test_a_signature_missing_after_signed_events_is_a_difference_an_unsigned_sta
     report = audit(document)
     assert report.difference is not None and (report.difference.check, report.difference.n) == ("signature", 7)
     assert "Ereignis 7 ist nicht signiert, obwohl frühere Ereignisse der Partie es sind" in report.verdict()
-    document = copy.deepcopy(signed.own)
+    document = _begun_before_signing(signed.own)
     for event in document["events"][:3]:  # a game that was running while the table began to sign
         del event["sig"]
-    report = audit(document)
+    report = audit(document, trusted_keys=_trusted(signed))
     assert report.passed and report.unsigned == [1, 2, 3]
     assert report.verdict().endswith(f"; Signaturen: {len(document['events']) - 3} Ereignisse vom Tisch signiert, "
-                                     "3 nicht.")
+                                     f"3 nicht (Schlüssel {signed.keyring.active}; festgelegt durch: gespeicherte "
+                                     "Schlüsselliste des Tisches).")
     assert "Ereignis 1–3 ist nicht signiert (geschrieben, bevor der Tisch signierte); die späteren sind es." \
         in report.warnings
     broken = copy.deepcopy(signed.own)

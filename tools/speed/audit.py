@@ -1,8 +1,11 @@
 """Audit a finished game's export (a file, or a game fetched from the table): chain, seed, replay, outcome, signatures.
 
 With --receipts, a player's kept move receipts are proved against the export too (libs/audit/receipts.py).
+The signatures prove the table wrote the log only against keys pinned outside the export (libs/audit/pins.py):
+--keys (a saved GET /keys answer), --key-id (repeatable), or the key ids of the receipts. Without a pin a signed
+export that is consistent passes (exit 0) with the warning that its origin is not proven.
 Exit status: 0 the audit (and every receipt) passed, 1 it found a difference, 2 the input is unusable (no
-file, no export, the table refused or cannot be reached).
+file, no export, an unusable key file or key id, the table refused or cannot be reached).
 """
 
 from __future__ import annotations
@@ -17,10 +20,11 @@ from typing import Any, TextIO
 import httpx
 
 from libs.audit import UnusableDocument, audit
-from libs.audit.document import read_json
+from libs.audit.document import read_document, read_json
+from libs.audit.pins import Pins, key_id_pins, keys_answer_pins, receipt_pins
 from libs.audit.receipts import check_receipts, read_receipts
 from libs.devservers.processes import DEFAULT_PORTS
-from libs.platform.signing import PublicKey, UnusableKey, public_keys
+from libs.platform.signing import PublicKey, UnusableKey
 
 PASSED, FAILED, UNUSABLE = 0, 1, 2
 DEFAULT_TABLE_URL = f"http://127.0.0.1:{DEFAULT_PORTS['table']}"
@@ -42,8 +46,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--receipts", metavar="FILE",
                         help="gespeicherte Quittungen (JSON-Liste) gegen den Export prüfen")
     parser.add_argument("--keys", metavar="FILE",
-                        help="vertraute Schlüssel des Tisches (gespeicherte Antwort von GET /keys): nur mit ihnen "
-                             "prüfen, nicht mit den im Export genannten")
+                        help="festgelegte Schlüssel des Tisches (gespeicherte Antwort von GET /keys): nur mit ihnen "
+                             "prüfen, jede Signatur in der Gültigkeit ihres Schlüssels")
+    parser.add_argument("--key-id", metavar="KID", action="append", default=[],
+                        help="Kennung eines Tischschlüssels festlegen (16 Hex-Ziffern; mehrfach möglich); den "
+                             "öffentlichen Teil darf der Export liefern, wenn die Kennung sein Hash ist")
     parser.add_argument("--signed", action="store_true",
                         help="jedes Ereignis muss signiert sein (sonst nur ein Hinweis auf unsignierte Ereignisse)")
 
@@ -58,8 +65,9 @@ def run(args: argparse.Namespace) -> int:
     show_progress = args.progress or sys.stderr.isatty()
     try:
         trusted, receipts = receipt_inputs(args)
+        pins = audit_pins(args, document, receipts)
         report = audit(document, progress=_progress_printer(sys.stderr) if show_progress else None,
-                       trusted_keys=trusted, require_signatures=args.signed)
+                       require_signatures=args.signed, pins=pins)
         proved = None if receipts is None else check_receipts(document, receipts, trusted)
     except UnusableDocument as error:
         print(f"Prüfung nicht möglich: {error}", file=sys.stderr)
@@ -77,17 +85,36 @@ def run(args: argparse.Namespace) -> int:
 
 
 def receipt_inputs(args: argparse.Namespace) -> tuple[dict[str, PublicKey] | None, list[dict[str, Any]] | None]:
-    """The trusted keys (--keys: a saved `GET /keys` answer, or its list of keys) and the receipts (--receipts);
-    None for either not given. UnusableDocument when a file cannot be read."""
+    """The keys of --keys (a saved `GET /keys` answer, or its list of keys), the receipts are verified with, and the
+    receipts (--receipts); None for either not given. UnusableDocument when a file cannot be read."""
     trusted = None
     if args.keys:
-        data = _json_file(args.keys, "Schlüsseldatei")
-        try:
-            trusted = public_keys(data.get("keys") if isinstance(data, dict) else data)
-        except UnusableKey as error:
-            raise UnusableDocument(f"Die Schlüsseldatei {args.keys} ist unbrauchbar: {error}") from None
+        trusted = {kid: pinned.key for kid, pinned in _keys_file_pins(args.keys).keys.items()
+                   if pinned.key is not None}
     receipts = read_receipts(_json_file(args.receipts, "Quittungsdatei")) if args.receipts else None
     return trusted, receipts
+
+
+def audit_pins(args: argparse.Namespace, document: Any, receipts: list[dict[str, Any]] | None) -> Pins | None:
+    """The keys pinned outside the export: --keys (with each key's history), --key-id, and the key ids of the
+    receipts of this game; None when nothing pins a key. UnusableDocument for an unusable key file or key id."""
+    pins = Pins()
+    if args.keys:
+        pins = pins.merged(_keys_file_pins(args.keys))
+    try:
+        pins = pins.merged(key_id_pins(args.key_id))
+    except UnusableKey as error:
+        raise UnusableDocument(f"--key-id: {error}") from None
+    if receipts is not None:
+        pins = pins.merged(receipt_pins(receipts, read_document(document).game_id))
+    return pins or None
+
+
+def _keys_file_pins(path: str) -> Pins:
+    try:
+        return keys_answer_pins(_json_file(path, "Schlüsseldatei"))
+    except UnusableKey as error:
+        raise UnusableDocument(f"Die Schlüsseldatei {path} ist unbrauchbar: {error}") from None
 
 
 def _json_file(path: str, what: str) -> Any:
