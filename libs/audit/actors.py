@@ -11,7 +11,8 @@ event (docs/audit.md, "Who did what: every field and what it is checked against"
   the computer of the seat's level, the computer for a seat whose human left, or the table after a think
   time ran out), and a timeout move is possible at all: a clock ran for that decision, the player had not
   left before it began, the log's timestamps put it after the deadline, and it is the game's own timeout
-  move where the rules name one.
+  move where the rules name one. A move the operator's tools made in a human's seat (``chosen_by:
+  "operator"``) is always a difference: nobody but the player moves for the player.
 - PlayerLeft: left by the human of that seat, in their own name.
 - GameEnded: the seats, variant, game, rules, table, mode, reveal time, list keys and badges are those the
   log proves (GameStarted's and the rules' from the replayed game); no field the table does not write.
@@ -250,6 +251,11 @@ def _mover(seats: list[dict[str, Any]], left_at: Mapping[int, int], event: Event
                               f"Für Platz {number} spielt seit Ereignis {left_at[seat]} der Computer "
                               f"der Stufe „{DEPARTED_LEVEL}“ weiter, kein anderer.")
         return None  # chosen_by "player"/"bot" on a left seat: the replay's departed check says why
+    if chosen_by == "operator":
+        return Difference("actors", event.n, "data.chosen_by", ["player", "timeout"], chosen_by,
+                          f"Den Zug auf Platz {number} hat der Betrieb gesetzt (table.cmd.play), nicht der Mensch, "
+                          "der dort sitzt: einen Zug im Namen eines Spielers darf der Betrieb in keiner Partie "
+                          "machen.")
     if chosen_by == "player":
         if event.actor != sitting.get("player_id"):
             return Difference("actors", event.n, "actor", sitting.get("player_id"), event.actor,

@@ -28,7 +28,7 @@ from libs.rules.registry import UnknownRules
 Progress = Callable[[int, int], None]
 """Called after each replayed event with (events replayed, events in all)."""
 
-CHOSEN_BY = ("player", "bot", "timeout", "departed")
+CHOSEN_BY = ("player", "bot", "timeout", "departed", "operator")
 """Who may have chosen a move, as the table writes it."""
 CHOSEN_FOR_DEPARTED = ("departed", "timeout")
 """Who may still decide for a seat whose human left: the computer playing on, or a deadline set before."""

@@ -34,7 +34,7 @@ from libs.rules import IllegalMove
 from libs.rules.engine import Engine, Position
 
 CHECK = "team"
-CHOSEN_BY = ("player", "bot", "timeout", "departed")
+CHOSEN_BY = ("player", "bot", "timeout", "departed", "operator")
 
 
 class TeamLogProblem(Exception):

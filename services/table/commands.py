@@ -65,9 +65,11 @@ def command_handlers(runtime: Runtime) -> list[tuple[Command[Any, Any], Handler]
         return await move(command)
 
     async def play(command: MakeMove) -> MoveMadeReply:
-        # This subject carries humans' moves only; the actor must be the seat's player (`_mover_refusal`),
-        # so an empty one is refused before `move`'s "system" stand-in could reach the log.
-        return await move(msgspec.structs.replace(command, chosen_by="player"), human=True)
+        # This subject carries the operator's tools' moves in a human's seat (the benchmark's players); the
+        # actor must be the seat's player (`_mover_refusal`), so an empty one is refused before `move`'s
+        # "system" stand-in could reach the log. The move is written as the operator's ("operator"), never as
+        # the player's own: the audit fails a game with such a move (docs/audit.md, "Who did what").
+        return await move(msgspec.structs.replace(command, chosen_by="operator"), human=True)
 
     async def view(query: ViewGame) -> dict[str, Any]:
         return game_view(await games.load(query.game_id), query.seat, clock_of(runtime))
@@ -177,8 +179,10 @@ async def _check_nats_mover(games: Games, command: MakeMove, *, human: bool = Fa
     even that sender to what the table's services write, which is what the audit accepts: a computer seat's
     move ("bot") named for the computer of that seat's level (`bot:<level>`), a move for a seat whose human left
     ("departed") named for the computer that plays on (`bot:normal`), nothing naming another actor. A human's
-    own move in that human's name ("player", as the benchmark plays) comes only on `table.cmd.play`, which no
-    service's user may send, so a stolen bot password cannot move for a human. A think time that ran out
+    own move ("player") comes only over HTTP with the player's token. The operator's tools (the benchmark) play
+    a human's seat only on `table.cmd.play`, which no service's user may send, and such a move is written as
+    the operator's ("operator", in the seat's player's name), so a stolen bot password cannot move for a human
+    and no operator can pass a move off as the player's own. A think time that ran out
     ("timeout") is the table's own decision and never arrives over NATS. Who sits where never changes, so a
     cached record does; only before refusing is the game read afresh, since another replica may have recorded
     that the seat's human left.
@@ -206,10 +210,10 @@ def _mover_refusal(record: GameRecord, command: MakeMove, *, human: bool) -> Com
             return CommandRefused(403, f"Für Platz {number} spielt der Computer der Stufe „{DEPARTED_LEVEL}“ weiter "
                                        f"({_computer_actor(DEPARTED_LEVEL)}), kein anderer.", "not_your_seat")
         return None
-    if chosen_by == "player":
-        if not human:
-            return CommandRefused(403, "Züge eines Menschen kommen über HTTP mit seinem Token, nicht über "
-                                       "table.cmd.move.", "not_your_seat")
+    if chosen_by == "player" or (chosen_by == "operator" and not human):
+        return CommandRefused(403, "Züge eines Menschen kommen über HTTP mit seinem Token, nicht über NATS.",
+                              "not_your_seat")
+    if chosen_by == "operator":
         if seat.is_bot or command.actor != seat.player_id:
             return CommandRefused(403, f"Nur der Mensch auf Platz {number} darf dort selbst ziehen.", "not_your_seat")
         return None

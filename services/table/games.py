@@ -52,7 +52,7 @@ from services.table.records import (
 from services.table.seeds import SeedSource, commitment
 from services.table.snapshots import SNAPSHOT_EVERY, NoSnapshots, Snapshots
 
-CHOSEN_BY = ("player", "bot", "timeout", "departed")
+CHOSEN_BY = ("player", "bot", "timeout", "departed", "operator")
 SEAT_KINDS = ("human", "bot")
 BOT_NAMES = frozenset({"Computer", *(f"Computer {number}" for number in range(1, 17))})
 """What a computer seat may be called: the platform's names only, so no computer passes for a person (the

@@ -244,13 +244,17 @@ def _first_private_effect(document: dict[str, Any]) -> tuple[dict[str, Any], int
     raise AssertionError("no private effect")
 
 
-def two_humans(document: dict[str, Any], keyring: Keyring, with_other_humans: bool = True) -> dict[str, Any]:
+def two_humans(document: dict[str, Any], keyring: Keyring, with_other_humans: bool = True,
+               same_player: bool = False) -> dict[str, Any]:
     """A two-player game of ``document`` (seat 0 a human who leaves, seat 1 a computer) with seat 1 made a human,
     "Bert", who plays every one of that seat's moves himself: the log a table writes when seat 0's human leaves while
     another human plays on (PlayerLeft's ``with_other_humans`` true, GameEnded's ``left_with_other_humans`` [0]);
-    re-hashed and re-signed with ``keyring``. ``with_other_humans`` False writes PlayerLeft wrong (a refusal)."""
+    re-hashed and re-signed with ``keyring``. ``with_other_humans`` False writes PlayerLeft wrong, ``same_player``
+    seats seat 0's player at seat 1 too (refusals)."""
     changed: dict[str, Any] = json.loads(json.dumps(document))
     bert = {"account": None, "kind": "human", "level": None, "name": "Bert", "player_id": "bert-7a1c0e55"}
+    if same_player:
+        bert = {key: changed["events"][0]["data"]["seats"][0][key] for key in bert}
     changed["events"][0]["data"]["seats"][1] = bert
     changed["seats"][1] = {"seat": 1, **bert}
     for event in changed["events"]:
@@ -336,6 +340,20 @@ def refused_vectors(operator: dict[str, Any], daily: dict[str, Any], team: dict[
         "speedkoi_two_humans_signed.json with PlayerLeft's with_other_humans false although Bert plays on "
         "(re-hashed, re-signed)", "golden/speedkoi_v1_signed.json",
         export_text(two_humans(_load(golden_path("speedkoi", 1, signed=True)), keyring, with_other_humans=False)))
+    cases["refused_two_seats_one_player.json"] = (
+        "speedkoi_two_humans_signed.json with seat 0's player seated at seat 1 too, playing both (re-hashed, "
+        "re-signed): one human in two seats", "golden/speedkoi_v1_signed.json",
+        export_text(two_humans(_load(golden_path("speedkoi", 1, signed=True)), keyring, same_player=True)))
+    document = changed()
+    human = next(seat for seat in document["events"][0]["data"]["seats"] if seat["kind"] == "human")
+    event = next(event for event in document["events"] if event["type"] == "MoveMade"
+                 and event["actor"] == human["player_id"] and event["data"]["chosen_by"] == "player")
+    event["data"]["chosen_by"] = "operator"
+    rehashed(document, event["n"], keyring)
+    cases["refused_operator_move.json"] = (
+        f"event {event['n']}, the human's move, written as the operator's tools' (table.cmd.play: chosen_by "
+        "\"operator\"; re-hashed, re-signed): nobody but the player moves for the player", base_name,
+        export_text(document))
     assert base in DERIVED
     return cases
 

@@ -1,10 +1,10 @@
 """Signed history (issue 24, point 3): the table signs every event's hash, every answer to a move carries its
 receipt, `speed audit` checks the signatures and a player's kept receipts, and what the forgers do is caught.
 
-One game (Speedmosaik, Anna against a computer) is played with receipts kept from every way a move is answered
-(`table.cmd.play` over NATS, `POST /moves`, the live stream); a second game on the same seed with other moves is
-the forger's material: relabelled as the first game (`forgery.relabel`) it is a complete, legal, re-hashed
-history that chain, seed, replay and outcome all accept.
+One game (Speedmosaik, Anna against a computer) is played with receipts kept in every shape a move is answered
+(the receipt alone, as a NATS reply carries it; `POST /moves`'s answers; the live stream); a second game on the
+same seed with other moves is the forger's material: relabelled as the first game (`forgery.relabel`) it is a
+complete, legal, re-hashed history that chain, seed, replay and outcome all accept.
 """
 
 from __future__ import annotations
@@ -60,8 +60,9 @@ class Signed:
 
 async def _play(table: httpx.AsyncClient, nc: NatsClient, settings: Settings, human: Identity, pick: int,
                 kept: list[dict[str, Any]] | None) -> str:
-    """Start Speedmosaik (the human at seat 0), let the human make three moves (`pick`: which legal move), the
-    first over NATS (`table.cmd.play`), the others over HTTP; keep their answers; leave; wait for the end."""
+    """Start Speedmosaik (the human at seat 0), let the human make three moves over HTTP (`pick`: which legal move);
+    keep the first answer's receipt alone (the shape of a NATS reply's), the others' whole answers; leave; wait for
+    the end."""
     game_id = await start(nc, KINDS["speedmosaik"], human)
     auth = bearer(settings, human)
     made = 0
@@ -73,19 +74,13 @@ async def _play(table: httpx.AsyncClient, nc: NatsClient, settings: Settings, hu
             await asyncio.sleep(0.02)
             continue
         move = view["legal_moves"][pick]
+        response = await table.post(f"/games/{game_id}/moves", json={"move": move, "expected_n": view["n"]},
+                                    headers=auth)
+        if response.status_code != 200:
+            continue  # the computer moved meanwhile
+        answer: dict[str, Any] = response.json()
         if made == 0:
-            reply = await call(nc, PLAY_MOVE, MakeMove(game_id=game_id, seat=0, move=move, actor=human.player_id,
-                                                       expected_n=view["n"]))
-            assert reply.receipt is not None and reply.receipt.n == reply.n
-            answer: dict[str, Any] = {"receipt": {"game_id": reply.receipt.game_id, "n": reply.receipt.n,
-                                                  "hash": reply.receipt.hash, "kid": reply.receipt.kid,
-                                                  "sig": reply.receipt.sig}}
-        else:
-            response = await table.post(f"/games/{game_id}/moves", json={"move": move, "expected_n": view["n"]},
-                                        headers=auth)
-            if response.status_code != 200:
-                continue  # the computer moved meanwhile
-            answer = response.json()
+            answer = {"receipt": answer["receipt"]}
         if kept is not None:
             kept.append(answer)
         made += 1
@@ -159,6 +154,40 @@ def _forged_history(signed: Signed) -> dict[str, Any]:
     forged = copy.deepcopy(signed.other_whole)
     relabel(forged, signed.game_id)
     return forged
+
+
+async def test_a_move_the_operator_made_in_a_humans_seat_is_receipted_but_fails_the_audit(
+        settings: Settings, nc: NatsClient) -> None:
+    """The operator's tools (the benchmark) may play a human's seat over NATS (`table.cmd.play`): the move is
+    answered with its receipt like any other, but the log says the operator made it, and the audit fails the game
+    there, whatever keys are pinned (issue 36: operator-written events are checked against what operators may do)."""
+    from services.bot.app import create_app as bot_app
+
+    async with served(create_app(settings, seeds=FixedSeeds())) as url, \
+            httpx.AsyncClient(base_url=url, timeout=30) as table, running_app(bot_app(settings)):
+        anna = player("Anna")
+        game_id = await start(nc, KINDS["speedmosaik"], anna)
+        view: dict[str, Any] = {}
+        for _ in range(200):
+            view = (await table.get(f"/games/{game_id}/view", headers=bearer(settings, anna))).json()
+            if view["legal_moves"]:
+                break
+            await asyncio.sleep(0.02)
+        reply = await call(nc, PLAY_MOVE, MakeMove(game_id=game_id, seat=0, move=view["legal_moves"][0],
+                                                   actor=anna.player_id, expected_n=view["n"]))
+        assert reply.receipt is not None and reply.receipt.n == reply.n
+        assert (await table.post(f"/games/{game_id}/leave", headers=bearer(settings, anna))).status_code == 200
+        await wait_ended(table, game_id)
+        export = (await table.get(f"/games/{game_id}/export", headers=bearer(settings))).json()
+        keys = public_keys((await table.get("/keys")).json()["keys"])
+    moved = export["events"][reply.n - 1]
+    assert (moved["type"], moved["actor"], moved["data"]["chosen_by"]) == (
+        EventType.MOVE_MADE, anna.player_id, "operator")
+    for report in (audit(export), audit(export, trusted_keys=keys)):
+        assert not report.passed and report.difference is not None
+        assert (report.difference.check, report.difference.n, report.difference.field) == (
+            "actors", reply.n, "data.chosen_by")
+        assert "hat der Betrieb gesetzt" in report.verdict()
 
 
 # ---- what the table signs and publishes ---------------------------------------------------------------------

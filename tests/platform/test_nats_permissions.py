@@ -265,11 +265,12 @@ async def test_no_service_may_move_in_a_humans_name_only_the_operator_may(table:
         assert (refused.value.status, refused.value.code) == (403, "not_your_seat")
     assert [stored.event.type for stored in await games.events(game_id)] == [EventType.GAME_STARTED]
 
-    # The operator's tools (the bench) play a human's own move on table.cmd.play, in that human's name only.
+    # The operator's tools (the bench) play a human's seat on table.cmd.play, in that human's name only, and the
+    # log says the operator made the move (never the player's own: the audit fails such a game).
     with pytest.raises(CommandRefused) as refused:
         await call(nc, PLAY_MOVE, MakeMove(game_id=game_id, seat=0, move=annas_move, actor="bot:normal"))
     assert (refused.value.status, refused.value.code) == (403, "not_your_seat")
     made = await call(nc, PLAY_MOVE, MakeMove(game_id=game_id, seat=0, move=annas_move, actor=ANNA, expected_n=1))
     assert made.n == 2
     stored = (await games.events(game_id))[-1].event
-    assert stored.type == EventType.MOVE_MADE and stored.data["chosen_by"] == "player" and stored.actor == ANNA
+    assert stored.type == EventType.MOVE_MADE and stored.data["chosen_by"] == "operator" and stored.actor == ANNA

@@ -206,7 +206,9 @@ class MoveMadeReply(Contract, frozen=True, kw_only=True):
 
 MAKE_MOVE = Command(subjects.TABLE_MOVE, subjects.TABLE_QUEUE, MakeMove, MoveMadeReply, by_game=True)
 PLAY_MOVE = Command(subjects.TABLE_PLAY, subjects.TABLE_QUEUE, MakeMove, MoveMadeReply, by_game=True)
-"""table.cmd.play: the same request, a human's move in the name of `actor` (its `chosen_by` is always "player")."""
+"""table.cmd.play (the operator's tools only): the same request, a move in a human's seat in the name of `actor`, the
+seat's player; written with `chosen_by` "operator" whatever the request says, so the audit tells it from the
+player's own move (docs/audit.md, "Who did what")."""
 
 
 # ---- table.cmd.view (any service → table) --------------------------------------------------------------
