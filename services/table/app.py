@@ -23,7 +23,6 @@ from services.table.signing_routes import router as keys_router
 from services.table.snapshots import Snapshots
 from services.table.timers import Clock, watch_deadlines
 
-
 FOLLOWUP_PROCESS = "table-followup"
 """What a table process without the `api` role is called (its Deployment's name): in its log lines, its NATS
 connection's name and its metrics, apart from the table's API process."""

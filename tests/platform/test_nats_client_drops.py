@@ -18,7 +18,6 @@ from urllib.parse import urlsplit
 
 import pytest
 import uvloop
-
 from nats.aio.transport import TcpTransport
 
 from libs.platform import nats_client
