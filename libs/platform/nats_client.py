@@ -20,7 +20,11 @@
   task step per message before it reaches the socket. `Client` writes what is pending in a callback at the end
   of the loop's current round instead (the publishes of one round still go out in one write) and leaves it to
   nats-py's flusher only when the socket is backed up (so the flusher's `drain` still holds writers back), when
-  reconnecting, and for a forced flush.
+  reconnecting, and for a forced flush. A write is made only into a socket that is still open, and a write the socket
+  refuses (the connection dropped: uvloop raises, asyncio's loop closes the transport and drops the bytes) puts its
+  commands back in front of what is pending, so they go out once the client has reconnected (tests/platform/
+  test_nats_client_drops.py). Only what a socket took before its connection dropped is lost with it, as with any
+  client: JetStream publishes and requests are sent again by their callers, with the same `Nats-Msg-Id`.
 - Flushes: nats-py writes a flush's PING straight to the socket, ahead of commands still waiting to be written, so
   its PONG confirmed nothing about them. `Client` writes those first: a `flush()` after a `subscribe()` returns
   once the server knows the subscription.
@@ -105,6 +109,8 @@ class Client(_NatsPyClient):
         when the socket is backed up or the connection is not up."""
         if self._write_scheduled and not force_flush:
             return None  # the scheduled callback writes this too, or hands it to the flusher
+        if self.is_connected and self._socket_closed():
+            return None  # dropped, and the client has not noticed yet: kept for the reconnect, which writes it
         if force_flush or not self._writes_directly():
             return await super()._flush_pending(force_flush)
         self._write_scheduled = True
@@ -112,13 +118,21 @@ class Client(_NatsPyClient):
         return None
 
     def _writes_directly(self) -> bool:
-        """Whether a write may skip the flusher: connected over TCP, the flusher alive, the socket keeping up."""
+        """Whether a write may skip the flusher: connected over TCP, the socket open and keeping up, the flusher
+        alive."""
         transport = self._transport
         if not self.is_connected or not isinstance(transport, TcpTransport) or transport._io_writer is None:
             return False
-        if self._flusher_task is None or self._flusher_task.done():
+        if self._flusher_task is None or self._flusher_task.done() or self._socket_closed():
             return False
         return transport._io_writer.transport.get_write_buffer_size() < WRITE_BACKLOG
+
+    def _socket_closed(self) -> bool:
+        """Whether the connection's socket has closed (or is closing) under a client that has not noticed yet: its
+        transport saw the drop before the client's read loop did. Nothing written into it now would be sent."""
+        transport = self._transport
+        writer = transport._io_writer if isinstance(transport, TcpTransport) else None
+        return writer is None or writer.transport.is_closing()
 
     async def _send_ping(self, future: asyncio.Future[Any] | None = None) -> None:
         """Send a PING behind every command written before it, so its PONG (and so `flush()`) confirms that the
@@ -127,7 +141,13 @@ class Client(_NatsPyClient):
         nats-py writes the PING straight to the socket while earlier commands still wait in `_pending` for the
         next write (ours at the end of the loop's round, nats-py's in its flusher task): the PING overtook
         them, and a `flush()` right after a `subscribe()` returned before the server had the subscription.
+
+        Into a socket that closed under the client before it noticed, no PING is written (uvloop refuses the write,
+        asyncio's loop drops it): its PONG never comes, as for a PING written into a connection that then drops.
         """
+        if self.is_connected and self._socket_closed():
+            self._pongs.append(future if future is not None else asyncio.get_running_loop().create_future())
+            return
         if self._pending:
             if self._writes_directly():
                 self._write_pending()
@@ -141,12 +161,33 @@ class Client(_NatsPyClient):
         if not self._pending_data_size:
             return
         if not self._writes_directly():  # went down or backed up since: the flusher writes, or a reconnect does
-            if self.is_connected and self._flush_queue is not None and self._flush_queue.empty():
+            if self.is_connected and not self._socket_closed() and self._flush_queue is not None \
+                    and self._flush_queue.empty():
                 self._flush_queue.put_nowait(asyncio.get_running_loop().create_future())
             return
         assert self._transport is not None
-        pending, self._pending, self._pending_data_size = self._pending, [], 0
-        self._transport.writelines(pending)
+        pending, size = self._pending, self._pending_data_size
+        self._pending, self._pending_data_size = [], 0
+        try:
+            self._transport.writelines(pending)
+        except (RuntimeError, OSError):  # uvloop: the transport closed under us
+            self._keep_for_reconnect(pending, size)
+            return
+        if self._socket_closed():  # asyncio's loop: the write failed, the transport closed and dropped the bytes
+            self._keep_for_reconnect(pending, size)
+
+    def _keep_for_reconnect(self, pending: list[bytes], size: int) -> None:
+        """Put commands a dropped socket did not take back in front of what is pending: nats-py writes them once it
+        has reconnected (a socket that refuses a write took none of it)."""
+        self._pending = pending + self._pending
+        self._pending_data_size += size
+
+    async def _close(self, status: int, do_cbs: bool = True) -> None:
+        """Close as nats-py does; what is pending for a socket that has closed already is dropped rather than written
+        into it (uvloop would raise, and nothing would be sent)."""
+        if self._socket_closed():
+            self._pending, self._pending_data_size = [], 0
+        await super()._close(status, do_cbs)
 
     async def subscribe(self, subject: str, queue: str = "", cb: Callable[[Msg], Awaitable[None]] | None = None,
                         future: asyncio.Future[Any] | None = None, max_msgs: int = 0,

@@ -136,6 +136,7 @@ TABLE = NatsUser(
         s.GAME_EVENTS, s.GAME_TEAM_LOGS, s.GAME_FACTS, s.BOT_TURNS, s.TIMER_SETS, s.GAME_SNAPSHOTS,  # appends
         s.BOT_DECIDE, s.BOT_ADVISE,  # asks the computer (think time ran out; Rat des Meisters)
         *_owns(s.GAMES_STREAM), *_owns(s.BOT_TURNS_STREAM), *_owns(s.TIMERS_STREAM), *_owns(s.GAME_FACTS_STREAM),
+        *_msg_get(s.TIMERS_STREAM),  # a clock's schedule is set only after the seat's last one (its fence)
         *_durable(s.GAMES_STREAM, s.TABLE_FOLLOWUP_DURABLE), *_durable(s.TIMERS_STREAM, s.TABLE_TIMERS_DURABLE),
         *_ephemeral(s.GAMES_STREAM), *_direct_get(s.GAMES_STREAM), *_msg_get(s.GAMES_STREAM),
         *_owns(s.GAME_SNAPSHOTS_STREAM), *_direct_get(s.GAME_SNAPSHOTS_STREAM),

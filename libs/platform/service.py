@@ -108,13 +108,15 @@ CurrentPlayer = Annotated[Identity, Depends(current_identity)]
 
 
 async def connect_nats(settings: Settings, name: str,
-                       login: tuple[str | None, str | None] | None = None) -> NatsClient:
+                       login: tuple[str | None, str | None] | None = None, *,
+                       connection_name: str | None = None) -> NatsClient:
     """Connect to NATS as the service's own user (`Settings.nats_login`, or the `login` given), retrying while
-    the server comes up, and reconnecting for ever afterwards. Replies arrive on the user's own inbox prefix,
-    the only `_INBOX` subjects its NATS permissions let it read (libs/platform/nats_permissions)."""
+    the server comes up, and reconnecting for ever afterwards. The server lists the connection (`/connz`) under
+    `connection_name` (default `name`). Replies arrive on the user's own inbox prefix, the only `_INBOX` subjects
+    its NATS permissions let it read (libs/platform/nats_permissions)."""
     user, password = login if login is not None else settings.nats_login(name)
     return await nats_client.connect(
-        settings.nats_url, name=name, max_reconnect_attempts=-1, reconnect_time_wait=0.5,
+        settings.nats_url, name=connection_name or name, max_reconnect_attempts=-1, reconnect_time_wait=0.5,
         connect_timeout=5, allow_reconnect=True, user=user, password=password,
         inbox_prefix=inbox_prefix(user) if user else "_INBOX",
     )
@@ -128,19 +130,26 @@ def create_service_app(
     on_startup: Sequence[Startup] = (),
     uses_database: bool = False,
     settings: Settings | None = None,
+    process: str | None = None,
 ) -> FastAPI:
-    """Build the service's app: /healthz, /readyz, /metrics, `routers`, and `workers` run in the lifespan."""
+    """Build the service's app: /healthz, /readyz, /metrics, `routers`, and `workers` run in the lifespan.
+
+    `name` is the service: its NATS user and the streams it owns. `process` (default `name`) is what this process
+    is called where an operator sees it: the `service` of its log lines, its NATS connection's name (the server's
+    `/connz`), its spans' service and the `service` label of its HTTP metrics (the table's follow-up process is
+    `table-followup`, the table's user all the same)."""
     settings = settings or get_settings()
+    process = process or name
     if settings.rule_plugins:  # extra games (e.g. the conformance suite's tiny game) before any route is served
         registry.load_plugins(settings.rule_plugins)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        configure_logging(name, settings.log_level)
-        configure_tracing(name)
+        configure_logging(process, settings.log_level)
+        configure_tracing(process)
         tune_collector()
         log = get_logger()
-        nc = await connect_nats(settings, name)
+        nc = await connect_nats(settings, name, connection_name=process)
         js = nc.jetstream()
         # Each service creates only the streams it writes (its NATS user may create no others).
         await ensure_streams(js, settings.stream_replicas, only=streams_owned_by(settings.nats_login(name)[0]))
@@ -166,7 +175,7 @@ def create_service_app(
                 await engine.dispose()
             log.info("service_stopped")
 
-    app = _http_app(name, settings, lifespan)
+    app = _http_app(process, settings, lifespan)
 
     @app.get("/readyz", tags=["operations"],
              responses={503: {"description": "Nicht bereit; `problems` nennt, woran es liegt."}})

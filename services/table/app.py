@@ -23,6 +23,16 @@ from services.table.signing_routes import router as keys_router
 from services.table.snapshots import Snapshots
 from services.table.timers import Clock, watch_deadlines
 
+FOLLOWUP_PROCESS = "table-followup"
+"""What a table process without the `api` role is called (its Deployment's name): in its log lines, its NATS
+connection's name and its metrics, apart from the table's API process."""
+
+
+def process_name(roles: frozenset[str]) -> str:
+    """The name a table process with `roles` logs, connects to NATS and is measured under: `table` where it serves
+    the API (alone or with every role), `table-followup` where it runs only background roles."""
+    return "table" if "api" in roles else FOLLOWUP_PROCESS
+
 
 def create_app(settings: Settings | None = None, seeds: SeedSource | None = None,
                clock: PlatformClock | None = None) -> FastAPI:
@@ -64,7 +74,7 @@ def create_app(settings: Settings | None = None, seeds: SeedSource | None = None
     if "archive" in roles:
         workers.append(archive_and_purge)
     app = create_service_app("table", routers=routers, workers=workers, on_startup=startup, uses_database=True,
-                             settings=settings)
+                             settings=settings, process=process_name(roles))
     if "api" in roles and settings.table_hot_routes:
         mount_hot_routes(app)  # the view and move routes without FastAPI's per-request cost, same answers
     return app

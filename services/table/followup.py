@@ -159,7 +159,7 @@ async def follow_hint(runtime: Runtime, games: Games, followed: FollowedOnHints,
     if n == 1:  # GameStarted (every log's first event): the log is the outbox, as below
         await publish_patiently(runtime.js, GAME_STARTED_FACT, msg.data, stream=GAME_FACTS_STREAM,
                                 headers=with_trace({"Nats-Msg-Id": game_fact_msg_id(game_id, n)}))
-    await schedule_clocks(runtime, game_id, n, hint.think_time, hint.clocks)
+    await schedule_clocks(runtime, game_id, n, stream_sequence(msg), hint.think_time, hint.clocks)
     return True
 
 

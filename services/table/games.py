@@ -327,9 +327,22 @@ class Games:
         """`move`, for a caller that needs only where the move was stored (the game's event number, the signed
         hash): return it as soon as it is in the log, and fold the move on right after the answer is written
         (`_fold_after_reply`). A side move (a team log's entry) leaves the game's log where it was: its answer
-        names the game's last event's number, and the entry's own hash and signature (its team's receipt)."""
-        appended = await self._append_move(game_id, seat, move, actor=actor, chosen_by=chosen_by,
-                                           expected_n=expected_n)
+        names the game's last event's number, and the entry's own hash and signature (its team's receipt).
+
+        A command sent again after its first sending was stored (its answer lost with a dropped connection, the
+        sender's `call(attempt=...)` sent it again) is answered as the first would have been: when the log's event
+        after `expected_n` is this very move (same seat, move, actor and origin), its place and receipt, not "stale"
+        (`_made_already`)."""
+        try:
+            appended = await self._append_move(game_id, seat, move, actor=actor, chosen_by=chosen_by,
+                                               expected_n=expected_n)
+        except CommandRefused as refusal:
+            if refusal.code != "stale" or expected_n is None:
+                raise
+            made = await self._made_already(game_id, seat, move, actor, chosen_by, expected_n)
+            if made is None:
+                raise
+            return made
         if isinstance(appended, GameRecord):  # a side move, folded on already: the mover's team log holds it
             head = appended.team_of_seat(seat)
             if head is None:
@@ -338,6 +351,22 @@ class Games:
                           team=head.team, entry=head.n)
         self._fold_after_reply(appended)
         event = appended.stored.event
+        return Stored(game_id=event.game_id, n=event.n, hash=event.hash, sig=event.sig)
+
+    async def _made_already(self, game_id: str, seat: int, move: Any, actor: str, chosen_by: str,
+                            expected_n: int) -> Stored | None:
+        """Where the log holds this very move right after event `expected_n` (a MoveMade of `seat` with the same move,
+        actor and origin), else None. A move stored sealed (a private part) never equals its plain form: such a
+        repeat stays "stale"."""
+        following = [stored.event for stored in await self.events(game_id) if stored.event.n == expected_n + 1]
+        if not following:
+            return None
+        event = following[0]
+        data = event.data
+        if event.type != EventType.MOVE_MADE or event.actor != actor or data.get("seat") != seat \
+                or data.get("move") != move or data.get("chosen_by") != chosen_by:
+            return None
+        metrics.MOVES_REPEATED.inc()
         return Stored(game_id=event.game_id, n=event.n, hash=event.hash, sig=event.sig)
 
     async def _append_move(self, game_id: str, seat: int, move: Any, *, actor: str, chosen_by: str,

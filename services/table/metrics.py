@@ -28,6 +28,10 @@ CACHED_GAMES = Gauge("speed_table_cached_games", "Games held in this replica's c
 LIVE_STREAMS = Gauge("speed_table_live_streams", "Open live-update connections")
 BOT_TURNS = Counter("speed_table_bot_turns_requested_total", "Decisions handed to the computer players")
 CLOCKS_STARTED = Counter("speed_table_clocks_started_total", "Think-time clocks started (one per human decision)")
+MOVES_REPEATED = Counter("speed_table_moves_repeated_total",
+                         "Move commands sent again after their first sending was stored, answered with its receipt")
+CLOCKS_FENCED = Counter("speed_table_clocks_fenced_total",
+                        "Clock schedules not stored: the seat's clock was set from a later event of the game")
 TIMEOUT_MOVES = Counter("speed_table_timeout_moves_total",
                         "Decisions the computer made for a human whose think time ran out")
 ADVICE = Counter("speed_table_advice_total", "Rat des Meisters requests", ["answer"])

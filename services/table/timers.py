@@ -4,12 +4,21 @@ Each time a human seat must decide, its clock starts: a message schedule on `tim
 (replacing any earlier one) fires onto `timer.fire.<game>.<seat>` after the think time plus 10 s of
 grace. A fired deadline whose decision is already made does nothing; otherwise the computer makes that
 one decision for the player, who keeps the seat, and the log marks the move `chosen_by: "timeout"`.
+
+A schedule is fenced by the game's stream sequence: it carries the sequence of the event it was decided from
+(`DECIDED_AT`), and is stored only with `Nats-Expected-Last-Subject-Sequence` of the seat's schedule it was checked
+against, which must have been decided no later. So a follow-up that stalled between deciding and acting never
+replaces the clock a later event of the game set (the player's running think time) with an older one.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterable
 from datetime import UTC, datetime, timedelta
+
+from nats.js import JetStreamContext
+from nats.js.errors import APIError, NotFoundError
 
 from libs.platform.clock import Clock as PlatformClock
 from libs.platform.clock import clock_of
@@ -24,16 +33,19 @@ from libs.platform.contracts.subjects import (
     timer_set_subject,
 )
 from libs.platform.logging import get_logger
-from libs.platform.publishing import publish_patiently
-from libs.platform.rpc import RESEND_AFTER, CommandRefused, call
+from libs.platform.publishing import PUBLISH_PATIENCE, RETRY_PAUSE, publish_patiently
+from libs.platform.rpc import RESEND_AFTER, UNAVAILABLE, CommandRefused, call
 from libs.platform.service import Runtime
 from libs.platform.table_options import GRACE_SECONDS
 from libs.platform.tracing import with_trace
 from services.table import metrics
+from services.table.event_store import WRONG_LAST_SEQUENCE
 from services.table.games import games_of
 from services.table.records import ClockStart, GameRecord
 
 TIMEOUT_LEVEL = "normal"
+DECIDED_AT = "Speed-Game-Seq"
+"""Header of a clock's schedule: the game's stream sequence of the event the follow-up decided it from."""
 
 
 class Clock(PlatformClock):
@@ -64,14 +76,15 @@ async def start_clocks(runtime: Runtime, record: GameRecord) -> None:
         return
     clocks = [(seat, started) for seat, started in enumerate(record.clocks)
               if started is not None and not record.is_computer_seat(seat)]
-    await schedule_clocks(runtime, record.game_id, record.n, record.platform.think_time, clocks)
+    await schedule_clocks(runtime, record.game_id, record.n, record.last_seq, record.platform.think_time, clocks)
 
 
-async def schedule_clocks(runtime: Runtime, game_id: str, n: int, think_time: int | None,
+async def schedule_clocks(runtime: Runtime, game_id: str, n: int, seq: int, think_time: int | None,
                           clocks: Iterable[tuple[int, ClockStart]]) -> None:
-    """Schedule the deadline of each (human seat, start of its decision) of `clocks` at event `n` of the game, with
-    `think_time` seconds per decision (None: "ohne", no clock): what `start_clocks` does from a folded game, and
-    the follow-up from the table's hint (followup_hints.py) without one."""
+    """Schedule the deadline of each (human seat, start of its decision) of `clocks` at event `n` of the game (stored
+    at stream sequence `seq`), with `think_time` seconds per decision (None: "ohne", no clock): what `start_clocks`
+    does from a folded game, and the follow-up from the table's hint (followup_hints.py) without one. A seat whose
+    clock was set from a later event of the game meanwhile keeps that clock (`set_clock`)."""
     if think_time is None:
         return
     clock = clock_of(runtime)
@@ -83,13 +96,56 @@ async def schedule_clocks(runtime: Runtime, game_id: str, n: int, think_time: in
         # the past (a follow-up late after an outage): then the computer decides in a second.
         at = (max(deadline, real_now) + timedelta(seconds=1)).replace(microsecond=0)
         payload = TimerDeadline(game_id=game_id, seat=seat, n=started.n, deadline=at.isoformat())
-        await publish_patiently(  # a schedule set twice fires twice; the deadline's check acts once
-            runtime.js, timer_set_subject(game_id, seat), payload.encode(), stream=TIMERS_STREAM,
+        stored = await set_clock(  # a schedule set twice fires twice; the deadline's check acts once
+            runtime.js, timer_set_subject(game_id, seat), payload.encode(), seq,
             headers=with_trace({"Nats-Schedule": f"@at {at.strftime('%Y-%m-%dT%H:%M:%SZ')}",
                                 "Nats-Schedule-Target": timer_fire_subject(game_id, seat)}),
         )
-        if started.n == n:
+        if stored and started.n == n:
             metrics.CLOCKS_STARTED.inc()
+        elif not stored:
+            metrics.CLOCKS_FENCED.inc()
+
+
+async def set_clock(js: JetStreamContext, subject: str, payload: bytes, seq: int, headers: dict[str, str]) -> bool:
+    """Store the schedule `payload` on the seat's clock subject, decided from the game's event at stream sequence
+    `seq`, unless the schedule there was decided from a later one; return whether it was stored.
+
+    Fenced, not only checked: the schedule is published with `Nats-Expected-Last-Subject-Sequence` of the schedule
+    read (0: none), so one stored in between (another replica's, another handler's) makes JetStream refuse it, and
+    the check is made again on that one. A schedule replaces the subject's earlier one (a message schedule per
+    subject), so the last stored is the clock in effect.
+    """
+    while True:
+        last_seq, decided = await _last_clock(js, subject)
+        if decided > seq:
+            return False  # a later event of the game set this seat's clock: it stays
+        try:
+            await publish_patiently(js, subject, payload, stream=TIMERS_STREAM, headers={
+                **headers, DECIDED_AT: str(seq), "Nats-Expected-Last-Subject-Sequence": str(last_seq)})
+            return True
+        except APIError as error:
+            if error.err_code != WRONG_LAST_SEQUENCE:
+                raise
+
+
+async def _last_clock(js: JetStreamContext, subject: str) -> tuple[int, int]:
+    """The stream sequence of the schedule on `subject` and the game's stream sequence it was decided from ((0, 0):
+    none; a schedule from before the fence counts as decided from 0), read from the stream's leader; asked again
+    while JetStream cannot answer, for up to PUBLISH_PATIENCE seconds."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + PUBLISH_PATIENCE
+    while True:
+        try:
+            last = await js.get_last_msg(TIMERS_STREAM, subject)
+        except NotFoundError:
+            return 0, 0
+        except UNAVAILABLE:
+            if loop.time() >= deadline:
+                raise
+            await asyncio.sleep(RETRY_PAUSE)
+            continue
+        return int(last.seq or 0), int((last.headers or {}).get(DECIDED_AT) or 0)
 
 
 async def decide_for_late_player(runtime: Runtime, deadline: TimerDeadline) -> None:
