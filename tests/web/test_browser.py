@@ -11,6 +11,7 @@ import time
 from typing import Any
 
 import httpx
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from tests.web.browsing import (
     kept_on_failure,
@@ -245,6 +246,10 @@ def test_a_move_is_made_by_keyboard_alone(browser: Any, web_platform: WebPlatfor
     """Tab to a move on the board, Enter (on a colour: Enter again on the target the focus moved to) for its
     preview; the confirm button has the focus, Enter makes the move."""
     context, page = new_player(browser, web_platform, "Ida")
+    answers: list[str] = []  # what the move and preview routes answered, for a failure's message
+    page.on("response", lambda response: answers.append(f"{response.request.method} "
+                                                        f"{response.url.rsplit('/', 1)[-1]} {response.status}")
+            if re.search(r"/(zug|vorschau)(\?|$)", response.url) else None)
     try:
         start_solo(page, "speedmosaik", {"Werkstatt": "Kachelwand"})
         assert wait_for_a_move(page)
@@ -267,9 +272,14 @@ def test_a_move_is_made_by_keyboard_alone(browser: Any, web_platform: WebPlatfor
                     "() => document.activeElement && document.activeElement.hasAttribute('data-pick-for')")
                 page.keyboard.press("Enter")
             page.locator("#preview button.confirm").wait_for()
-        page.wait_for_function("() => document.activeElement && document.activeElement.classList.contains('confirm')")
-        page.keyboard.press("Enter")
-        page.wait_for_function("n => Number(document.querySelector('#game .status').dataset.n) > n", arg=before)
+            page.wait_for_function(
+                "() => document.activeElement && document.activeElement.classList.contains('confirm')")
+            page.keyboard.press("Enter")
+            try:
+                page.wait_for_function("n => Number(document.querySelector('#game .status').dataset.n) > n",
+                                       arg=before)
+            except PlaywrightTimeout:
+                raise AssertionError(f"Enter on 'Zug ausführen' made no move; answers: {answers}") from None
     finally:
         context.close()
 
