@@ -67,9 +67,14 @@ def migrate_leaderboard(database_url: str, revision: str) -> None:
 
 
 def golden_ends() -> list[Event]:
-    """The `GameEnded` of every golden export: games played through the platform to their end."""
+    """The `GameEnded` of every golden export written before the ratings (the unsigned ones, 1–2 December): games
+    played through the platform to their end by a table of revision 0003's time, whose ends name no `teams`. The
+    signed golden exports are later games (their ends name `teams`): a 0003 leaderboard met such an end only in a
+    rolling deploy, the case docs/services/leaderboard.md lists as backfilled seat by seat."""
     ends = []
     for path in sorted(GOLDEN.glob("*.json")):
+        if path.stem.endswith("_signed"):
+            continue
         for line in json.loads(Path(path).read_text())["events"]:
             if line["type"] == EventType.GAME_ENDED:
                 ends.append(Event.decode(json.dumps(line)))
