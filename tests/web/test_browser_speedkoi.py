@@ -136,8 +136,11 @@ def test_speedkoi_played_to_the_end_by_clicking_on_the_board(browser: Any, web_p
         # paths.
         page.set_viewport_size(DESKTOP)
         page.evaluate("window.scrollTo(0, 0)")
-        for box in (card.bounding_box() for card in page.locator("#board .koi-card").all()):
-            assert box is not None and box["width"] >= 28 and box["height"] >= 28, box
+        # Their laid-out size, read at one moment: a card the computer's move just brought grows in from half its
+        # size (`.arrive`), and the live stream may redraw the board between reading one card and the next.
+        sizes = page.evaluate("() => Array.from(document.querySelectorAll('#board .koi-card'))"
+                              ".map(card => [card.offsetWidth, card.offsetHeight])")
+        assert sizes and all(width >= 28 and height >= 28 for width, height in sizes), sizes
         # (Measured from the board's top, which the page shell puts at most 160 px down.)
         top = page.locator("#board .board").bounding_box()
         for part in ("#board .koi-hand", "#board .koi-player.koi-me .koi-rows"):
