@@ -11,9 +11,10 @@
   pod gets it (production refuses the development secret, a missing NATS user, a table without signing keys);
 - references: every configMapKeyRef and secretKeyRef names a key its ConfigMap (rendered) or Secret (the
   documented ones: docs/operations.md) holds, and every envFrom and volume names one that exists;
-- ports: the service listens (HOST, PORT, else its `__main__`'s default port) on all interfaces and on its
-  container port `http`; the probes and every Service and ServiceMonitor reach that port, and every URL in the
-  environment names a Service and one of its ports;
+- ports: the service listens (HOST, PORT, else its `__main__`'s default port) on all interfaces, on its
+  container port `http` and on the port `make run` gives it (libs/devservers/processes.py); the probes and every
+  Service and ServiceMonitor reach that port, and every URL in the environment names a Service and one of its
+  ports;
 - paths: the probes' and the ServiceMonitors' paths are GET routes of the service's FastAPI app.
 
 Each check returns readable problems instead of failing at the first, so a test can show it catches a broken copy.
@@ -39,6 +40,7 @@ from pydantic import AliasChoices
 from pydantic_settings import BaseSettings
 from starlette.routing import Match
 
+from libs.devservers.processes import DEFAULT_PORTS, WEB, WEB_PORT
 from libs.platform.settings import Settings
 from libs.platform.signing import new_key_file
 
@@ -327,6 +329,10 @@ def _service_problems(workload: dict[str, Any], container: dict[str, Any], env: 
     listening = settings.port or default_port(module)
     if settings.host not in ("0.0.0.0", "::"):
         problems.append(f"listens on HOST={settings.host}: probes and Services cannot reach it")
+    expected = {**DEFAULT_PORTS, WEB: WEB_PORT}.get(workload["metadata"]["name"])
+    if expected is not None and listening != expected:
+        problems.append(f"listens on {listening}, not on {expected}, the port `make run` gives it and the other "
+                        "services' defaults name (libs/devservers/processes.py)")
     http = resolve_port(container, "http")
     if http != listening:
         problems.append(f"container port http is {http}, the service listens on {listening} (PORT, {module})")

@@ -297,6 +297,11 @@ BROKEN: dict[str, tuple[Breakage, str]] = {
     "a Service port apart from the service's": (
         lambda o: find(o, "Service", "ledger")["spec"]["ports"][0].update(port=80),
         "Service ledger port http (80 -> http) does not reach the service's 8104"),
+    "a port apart from the one every other place names": (lambda o: [
+        env_entry(o, "ledger", "PORT").update(value="8111"),
+        container(o, "Deployment", "ledger")["ports"][0].update(containerPort=8111),
+        find(o, "Service", "ledger")["spec"]["ports"][0].update(port=8111)],
+        "Deployment ledger/ledger: listens on 8111, not on 8104, the port `make run` gives it"),
     "listening on loopback": (lambda o: platform_config(o).update(HOST="127.0.0.1"),
                               "listens on HOST=127.0.0.1"),
     "a liveness probe on another port": (
