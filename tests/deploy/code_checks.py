@@ -15,7 +15,8 @@
   container port `http` and on the port `make run` gives it (libs/devservers/processes.py); the probes and every
   Service and ServiceMonitor reach that port, and every URL in the environment names a Service and one of its
   ports;
-- paths: the probes' and the ServiceMonitors' paths are GET routes of the service's FastAPI app.
+- paths: the probes' and the ServiceMonitors' paths are GET routes of the service's FastAPI app;
+- NATS (its own image): every `$VARIABLE` its config files read is in its environment.
 
 Each check returns readable problems instead of failing at the first, so a test can show it catches a broken copy.
 """
@@ -260,7 +261,11 @@ def code_problems(objects: tuple[dict[str, Any], ...], image: str, secrets: Secr
             problems += [f"{where}: {problem}" for problem in reference_problems]
             problems += [f"{where}: {problem}" for problem in _url_problems(env, objects)]
             if workload["kind"] == "StatefulSet":
-                continue  # NATS: not the platform's image (its config: tests/deploy/test_manifests.py, nats-server -t)
+                # NATS: not the platform's image; nats-server reads its variables (tests/deploy/test_manifests.py
+                # runs `nats-server -t` on the config itself)
+                problems += [f"{where}: {problem}" for problem in _config_variable_problems(workload, container,
+                                                                                            env, objects)]
+                continue
             if container.get("image") != image:
                 problems.append(f"{where}: runs image {container.get('image')!r}, not the platform image {image!r}")
             problems += [f"{where}: {problem}" for problem in _command_problems(container)]
@@ -364,6 +369,24 @@ def _service_problems(workload: dict[str, Any], container: dict[str, Any], env: 
                 if not get_routes(app, endpoint.get("path", "/metrics")):
                     problems.append(f"ServiceMonitor {monitor['metadata']['name']} scrapes "
                                     f"{endpoint.get('path', '/metrics')}, no GET route of {module}")
+    return problems
+
+
+CONFIG_VARIABLE = re.compile(r"^\s*[\w-]+\s*[:=]\s*\$([A-Za-z_][A-Za-z0-9_]*)\s*$", re.MULTILINE)
+"""A NATS config line whose value is an environment variable (`server_name: $SERVER_NAME`)."""
+
+
+def _config_variable_problems(workload: dict[str, Any], container: dict[str, Any], env: Mapping[str, str],
+                              objects: tuple[dict[str, Any], ...]) -> list[str]:
+    """Every `$VARIABLE` a config file the container mounts from a ConfigMap reads is in its environment."""
+    volumes = {volume["name"]: volume for volume in _pod(workload).get("volumes", [])}
+    problems = []
+    for mount in container.get("volumeMounts", []):
+        config_map_name = volumes.get(mount["name"], {}).get("configMap", {}).get("name")
+        config_map = _named(objects, "ConfigMap", config_map_name) if config_map_name else None
+        for file, text in (config_map or {}).get("data", {}).items():
+            for variable in sorted(set(CONFIG_VARIABLE.findall(str(text))) - set(env)):
+                problems.append(f"{file} reads ${variable}, which the container's environment lacks")
     return problems
 
 

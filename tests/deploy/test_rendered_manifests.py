@@ -288,6 +288,13 @@ BROKEN: dict[str, tuple[Breakage, str]] = {
         lambda o: find(o, "StatefulSet", "nats")["spec"]["template"]["spec"]["volumes"][0]["configMap"].update(
             name="nats-confg"),
         "names ConfigMap nats-confg, which is not rendered"),
+    "a NATS server without its name": (
+        lambda o: next(e for e in container(o, "StatefulSet", "nats")["env"] if e["name"] == "SERVER_NAME").update(
+            name="SERVERNAME"),
+        "StatefulSet nats/nats: nats.conf reads $SERVER_NAME, which the container's environment lacks"),
+    "NATS servers without the passwords": (
+        lambda o: container(o, "StatefulSet", "nats").update(envFrom=[]),
+        "users.conf reads $NATS_PASSWORD_LOBBY, which the container's environment lacks"),
     # ports and the listening address
     "PORT apart from the container port": (lambda o: env_entry(o, "lobby", "PORT").update(value="8111"),
                                            "container port http is 8101, the service listens on 8111"),
