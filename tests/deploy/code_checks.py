@@ -147,7 +147,8 @@ def default_port(module: str) -> int | None:
 def pod_environment(env: Mapping[str, str]) -> Iterator[None]:
     """os.environ as the pod has it for every name the code reads (others, e.g. PATH, left alone)."""
     read = {name.upper() for name in known_env_names()}
-    saved = {name: value for name, value in os.environ.items() if name.upper() in read or name.startswith("OTEL_")}
+    saved = {name: value for name, value in os.environ.items()
+             if name.upper() in read or name.startswith("OTEL_") or name in env}
     for name in saved:
         del os.environ[name]
     os.environ.update(env)
