@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import os
 import re
 import shutil
 from collections.abc import Callable
@@ -155,8 +156,10 @@ def test_the_docs_name_the_kubernetes_releases_validated_against() -> None:
 
 @pytest.mark.parametrize("name", list(KUSTOMIZATIONS))
 def test_every_workload_agrees_with_the_code_it_runs(name: str) -> None:
+    environment = dict(os.environ)
     problems = code_problems(rendered(KUSTOMIZATIONS[name]), platform_image(name), documented_secrets())
     assert not problems, "\n".join(problems)
+    assert dict(os.environ) == environment, "the checks put every variable of this process back"
 
 
 def test_production_runs_the_pinned_release_and_dev_the_local_build() -> None:
