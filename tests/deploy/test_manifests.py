@@ -2,7 +2,9 @@
 
 No cluster needed: the manifests are read with PyYAML. Names that matter are imported from the code
 (ports, the BOT_TURNS stream, the bots consumer), so renaming them there breaks this test until the
-manifests follow. If kubectl or kustomize is installed, the overlays are also built and checked.
+manifests follow. The base and both overlays are also built with the pinned kubectl's kustomize
+(tests/deploy/rendering.py; missing, the tests fail and say how to install it) and checked as built;
+tests/deploy/test_rendered_manifests.py validates what they build against the API schemas and the code.
 """
 
 from __future__ import annotations
@@ -11,7 +13,6 @@ import ast
 import importlib.util
 import json
 import re
-import shutil
 import subprocess
 from collections.abc import Iterator
 from functools import cache
@@ -29,6 +30,7 @@ from libs.platform.nats_permissions import SERVICE_USERS as SERVICE_NATS_USERS
 from libs.platform.nats_permissions import USERS as NATS_USERS
 from libs.platform.nats_permissions import authorization_conf, password_variable
 from libs.platform.settings import TABLE_ROLES, Settings
+from tests.deploy.rendering import rendered
 
 yaml = pytest.importorskip("yaml")
 
@@ -673,22 +675,9 @@ def test_dashboards_are_grafana_json_with_panels() -> None:
 # ------------------------------------------------------------------------------- built overlays
 
 
-def kustomize_command() -> list[str] | None:
-    if shutil.which("kustomize"):
-        return ["kustomize", "build"]
-    if shutil.which("kubectl"):
-        return ["kubectl", "kustomize"]
-    return None
-
-
-@cache
 def built(name: str) -> tuple[dict[str, Any], ...]:
-    command = kustomize_command()
-    if command is None:
-        pytest.skip("neither kustomize nor kubectl is installed")
-    result = subprocess.run([*command, str(KUSTOMIZATIONS[name])], capture_output=True, text=True, timeout=120)
-    assert result.returncode == 0, result.stderr[-2000:]
-    return tuple(doc for doc in yaml.safe_load_all(result.stdout) if doc)
+    """What `kubectl kustomize` builds of the base or an overlay (the pinned kubectl; never skipped)."""
+    return rendered(KUSTOMIZATIONS[name])
 
 
 @pytest.mark.parametrize("name", list(KUSTOMIZATIONS))
