@@ -42,6 +42,18 @@
     }
   });
 
+  // The button a swapped-in bar offers first ("Zug ausführen", "Ja, verlassen") takes the focus once htmx has wired
+  // it (htmx:load follows its processing). A plain `autofocus` was focused by the browser as the bar was inserted,
+  // before htmx wired it: an Enter pressed in that moment clicked a button that did nothing.
+  document.addEventListener("htmx:load", function (event) {
+    var root = event.target;
+    var first = root && root.matches && root.matches("[data-autofocus]") ? root
+      : (root && root.querySelector ? root.querySelector("[data-autofocus]") : null);
+    if (first) {
+      first.focus();
+    }
+  });
+
   // Board elements that are no <button> (cells of an SVG map: role="button" tabindex="0") act on Enter and Space
   // as buttons do, so a board is keyboard operable; htmx listens for the click.
   document.addEventListener("keydown", function (event) {
