@@ -199,7 +199,7 @@ def test_a_take_on_the_board_by_keyboard_alone(browser: Any, web_platform: WebPl
             assert focused == pick.get_attribute("data-pick")  # on to the first target of that colour
             page.keyboard.press("Enter")
             page.locator("#preview button.confirm").wait_for()
-            # web.js gives the preview's "Zug ausführen" the focus once htmx has wired it (htmx:load), just after it shows
+            # web.js gives the preview's "Zug ausführen" the focus once htmx has wired it (htmx:load), as it shows
             # ... and the board with the move on it (the same answer, swapped in out of band) has settled: a player
             # presses Enter on what they see, not in the milliseconds htmx is still swapping.
             page.wait_for_function(
