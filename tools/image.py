@@ -33,6 +33,7 @@ UV_IMAGE = f"localhost/uv:{UV_VERSION}"
 UV_BINARY = REPO_ROOT / ".tools" / "bin" / "uv"
 APT_SOURCES = (Path("/etc/apt/sources.list.d/debian.sources"), Path("/etc/apt/sources.list"))
 """The machine's own apt sources, mmdebstrap's mirror list (the first that exists); else Debian's mirror."""
+DEFAULT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 INSTALL_HINT = "apt-get install -y podman runc mmdebstrap"
 
 
@@ -90,7 +91,9 @@ def ensure_base(data: Path, name: str = BASE_IMAGE) -> None:
             partial.unlink(missing_ok=True)
             raise ImageError(f"mmdebstrap failed ({result.returncode}): {result.stderr.strip()[-2000:]}")
         partial.rename(tarball)
-    podman("import", str(tarball), name)
+    # A tarball has no image configuration: give it what python:3.11-slim's has that the build relies on.
+    podman("import", "--change", f"ENV PATH={DEFAULT_PATH}", "--change", "ENV LANG=C.UTF-8",
+           "--change", 'CMD ["python3"]', str(tarball), name)
 
 
 def ensure_uv(name: str = UV_IMAGE) -> None:
