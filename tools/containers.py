@@ -191,6 +191,16 @@ def dev_secrets(servers: Servers, auth_secret: str) -> dict[tuple[str, str], str
     return values
 
 
+@dataclass(frozen=True)
+class Stopped:
+    """How a container stopped: seconds from its preStop hook to its end, of them after SIGTERM, exit code
+    (137: SIGKILL, the grace period was over)."""
+
+    seconds: float
+    after_sigterm: float
+    exit_code: int | None
+
+
 @dataclass
 class Container:
     """A workload started as the podman container `container` listening on `port` (None: no port)."""
@@ -283,13 +293,16 @@ class ContainerPlatform:
             raise ContainerError(f"the {job.name} Job's container failed ({result.returncode}): "
                                  f"{(result.stdout + result.stderr).strip()[-2000:]}")
 
-    def start(self) -> None:
-        """Run the migrations, then start every Deployment's container (not waiting for readiness)."""
+    def start(self, only: Iterable[str] | None = None, migrate: bool = True) -> None:
+        """Run the migrations, then start every Deployment's container (`only`: those named), not waiting for
+        readiness."""
         self.remove()
-        self.migrate()
+        if migrate:
+            self.migrate()
         ports = self._ports()
+        names = set(only) if only is not None else None
         for workload in self.workloads:
-            if workload.kind != "Deployment":
+            if workload.kind != "Deployment" or (names is not None and workload.name not in names):
                 continue
             name = f"{self.prefix}-{workload.name}"
             arguments, env = self.command(workload, name, ports[workload.name])
@@ -331,23 +344,26 @@ class ContainerPlatform:
         result = image_tool.podman("logs", "--tail", str(lines), container.container, check=False)
         return (result.stdout + result.stderr).strip()
 
-    def stop_one(self, container: Container) -> float:
+    def stop_one(self, container: Container) -> Stopped:
         """Stop a container as the kubelet stops a pod: its preStop hook, then SIGTERM, then SIGKILL when the
-        terminationGracePeriodSeconds (counted from the start of the hook) are over; return the seconds from
-        the start of the hook until the container had ended."""
+        terminationGracePeriodSeconds (counted from the start of the hook) are over."""
         began = time.monotonic()
         workload = container.workload
         if workload.pre_stop and self.running(container):
             image_tool.podman("exec", container.container, *workload.pre_stop, check=False,
                               timeout=workload.grace_seconds)
-        left = max(1, round(workload.grace_seconds - (time.monotonic() - began)))
+        hook = time.monotonic() - began
+        left = max(1, round(workload.grace_seconds - hook))
         image_tool.podman("stop", "--time", str(left), container.container, check=False)
-        return time.monotonic() - began
+        ended = time.monotonic() - began
+        state = image_tool.podman("inspect", "--format", "{{.State.ExitCode}}", container.container, check=False)
+        code = int(state.stdout.strip()) if state.stdout.strip().lstrip("-").isdigit() else None
+        return Stopped(seconds=ended, after_sigterm=ended - hook, exit_code=code)
 
-    def stop(self) -> dict[str, float]:
+    def stop(self) -> dict[str, Stopped]:
         """Stop every container at once (as a namespace's pods are); keep their logs (in `logs`, if given);
-        remove them; return each container's seconds from its preStop to its end."""
-        seconds: dict[str, float] = {}
+        remove them; return how each one stopped."""
+        seconds: dict[str, Stopped] = {}
 
         def stop(container: Container) -> None:
             seconds[container.workload.name] = self.stop_one(container)
