@@ -59,7 +59,7 @@ image: venv
 # The image built and the platform played in its containers (tests/deploy/test_containers.py; CI runs it after
 # `make test`). Needs podman, runc and mmdebstrap (as root: apt-get install -y podman runc mmdebstrap).
 test-containers: venv
-	$(PY) -m pytest -q -p no:cacheprovider -m containers tests/deploy/test_containers.py
+	$(PY) -m pytest -q -p no:cacheprovider -m containers tests/deploy/test_containers.py tests/deploy/test_container_faults.py
 
 contracts: venv
 	$(VENV)/bin/lint-imports
