@@ -33,6 +33,8 @@ UV_IMAGE = f"localhost/uv:{UV_VERSION}"
 UV_BINARY = REPO_ROOT / ".tools" / "bin" / "uv"
 APT_SOURCES = (Path("/etc/apt/sources.list.d/debian.sources"), Path("/etc/apt/sources.list"))
 """The machine's own apt sources, mmdebstrap's mirror list (the first that exists); else Debian's mirror."""
+CA_CERTIFICATES = Path("/etc/ssl/certs/ca-certificates.crt")
+"""The machine's CA bundle, given to the build (secret `ca-certificates`) for uv's way to PyPI."""
 DEFAULT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 INSTALL_HINT = "apt-get install -y podman runc mmdebstrap"
 
@@ -112,7 +114,8 @@ def build(image: str = IMAGE, base: str = BASE_IMAGE, uv: str = UV_IMAGE, echo: 
     """Build `image` from deploy/Containerfile with `base` and `uv` as its build arguments; return the seconds
     the build took (podman reuses every layer whose inputs did not change)."""
     began = time.monotonic()
-    result = podman("build", "--network", "host", "-f", "deploy/Containerfile",
+    certificates = ("--secret", f"id=ca-certificates,src={CA_CERTIFICATES}") if CA_CERTIFICATES.exists() else ()
+    result = podman("build", "--network", "host", *certificates, "-f", "deploy/Containerfile",
                     "--ignorefile", "deploy/Containerfile.dockerignore",
                     "--build-arg", f"BASE_IMAGE={base}", "--build-arg", f"UV_IMAGE={uv}", "-t", image,
                     str(REPO_ROOT), check=False, capture=not echo)
