@@ -15,8 +15,9 @@ What differs from a cluster, and why (docs/operations.md, "The platform in conta
     speed-nats-users its users' passwords.
   - Every container shares the machine's network (`--network host`); the Services' names (lobby, table, nats,
     ...) resolve to 127.0.0.1 inside them (`--add-host`). Two pods that listen on the same port in a cluster
-    (table and table-followup: 8102) cannot share one network: the second gets the next free one of
-    FIRST_EXTRA_PORT on, its PORT and probes with it.
+    (table and table-followup: 8102) cannot share one network: the second gets FIRST_EXTRA_PORT (8106, as under
+    `make run`), its PORT and probes with it; so does a container whose port another program on the machine
+    holds (any free port, and the URLs naming its Service follow it).
   - No resource requests or limits (podman here cannot use cgroup controllers); one replica of each.
 """
 
@@ -39,6 +40,7 @@ from urllib.parse import urlsplit
 import httpx
 import yaml
 
+from libs.devservers.ports import free_port
 from libs.devservers.servers import Servers, start_servers
 from tools import image as image_tool
 
@@ -227,25 +229,26 @@ class ContainerPlatform:
         nats = urlsplit(servers.nats_url)
         self.nats_address = f"{nats.hostname}:{nats.port}"
         self.containers: list[Container] = []
+        self.ports: dict[str, int | None] = {}
 
     def by_name(self, name: str) -> Container:
         return next(container for container in self.containers if container.workload.name == name)
 
     def _ports(self) -> dict[str, int | None]:
+        """The port each workload listens on: its manifest's, unless another container or another program
+        on this machine holds it already; then FIRST_EXTRA_PORT, or else any free one."""
         ports: dict[str, int | None] = {}
         taken: set[int] = set()
-        extra = FIRST_EXTRA_PORT
         # The workloads other containers call by their Service's name (web: TABLE_URL=http://table:8102) keep
         # their manifest's port first.
         called = {urlsplit(value).hostname for workload in self.workloads for value in workload.env.values()
                   if value.startswith("http://")}
         for workload in sorted(self.workloads, key=lambda workload: workload.name not in called):
             port = workload.port
-            if port is not None and port in taken:
-                while extra in taken:
-                    extra += 1
-                port = extra
             if port is not None:
+                port = free_port(port if port not in taken else FIRST_EXTRA_PORT)
+                while port in taken:
+                    port = free_port()
                 taken.add(port)
             ports[workload.name] = port
         return ports
@@ -260,6 +263,11 @@ class ContainerPlatform:
             env["NATS_URL"] = f"nats://{self.nats_address}"
         if port is not None and port != workload.port:
             env["PORT"] = str(port)
+        for name, value in env.items():
+            # A Service's URL (web: http://lobby:8101) follows its container to the port it got here.
+            url = urlsplit(value) if value.startswith("http://") else None
+            if url is not None and url.hostname in self.ports and url.port is not None:
+                env[name] = f"http://{url.hostname}:{self.ports[url.hostname]}{url.path}"
         podman_env = {**os.environ}
         arguments = ["run", "--detach" if detach else "--rm", "--name", container, "--label", f"{LABEL}={self.prefix}",
                      "--network", "host", *LIMITS, "--user", f"{workload.user}:{workload.group}",
@@ -299,7 +307,7 @@ class ContainerPlatform:
         self.remove()
         if migrate:
             self.migrate()
-        ports = self._ports()
+        ports = self.ports = self._ports()
         names = set(only) if only is not None else None
         for workload in self.workloads:
             if workload.kind != "Deployment" or (names is not None and workload.name not in names):
@@ -326,7 +334,8 @@ class ContainerPlatform:
         """Wait until every container passed its startup probe, then its readiness probe, each within what its
         manifest allows (the startup probe's period x failureThreshold; the readiness probe's the same way);
         raise naming the container and the tail of its log otherwise."""
-        for container in list(containers if containers is not None else self.containers):
+        chosen = list(containers if containers is not None else self.containers)
+        for container in chosen:
             for kind in ("startup", "readiness"):
                 spec = container.workload.probes.get(kind)
                 if spec is None:
@@ -339,6 +348,10 @@ class ContainerPlatform:
                         raise ContainerError(f"{container.container} failed its {kind} probe {spec.path} "
                                              f"{spec.failures} times:\n{self.log(container)}")
                     time.sleep(min(spec.period, 1.0))
+        # A probe answered by another program on the same port would pass while the container failed to listen.
+        for container in chosen:
+            if not self.running(container):
+                raise ContainerError(f"{container.container} exited:\n{self.log(container)}")
 
     def log(self, container: Container, lines: int = 40) -> str:
         result = image_tool.podman("logs", "--tail", str(lines), container.container, check=False)

@@ -18,7 +18,6 @@ from pathlib import Path
 import httpx
 import pytest
 
-from libs.devservers.ports import free_port
 from libs.devservers.servers import start_servers
 from tools import containers as containers_tool
 from tools import demo
@@ -83,11 +82,6 @@ def test_the_image_runs_as_10001_without_compilers_dev_tools_or_dev_servers(imag
 @pytest.fixture(scope="module")
 def platform(image: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[containers_tool.ContainerPlatform]:
     """Dev NATS and PostgreSQL on free ports, and every workload of the manifests in a container of `image`."""
-    taken = sorted(workload.port for workload in containers_tool.workloads() if workload.port is not None
-                   and free_port(workload.port) != workload.port)
-    if taken:
-        pytest.fail(f"the manifests' ports {taken} are taken on this machine (a `make run`?): the containers share "
-                    "the machine's network and listen on them", pytrace=False)
     folder = tmp_path_factory.mktemp("containers")
     servers = start_servers(folder, throwaway=True)
     platform = containers_tool.ContainerPlatform(servers, image=image, auth_secret=secrets.token_urlsafe(48),
