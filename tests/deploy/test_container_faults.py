@@ -75,6 +75,7 @@ def test_a_service_started_without_nats_or_postgres_stays_not_ready_and_gets_rea
     # startup probe has failed 60 times, 2 minutes).
     answers = not_ready_for(platform, ledger, probes=3)
     assert 200 not in answers, answers
+    print(f"\n{away} away: readiness answered {answers}; its startup probe {platform.probe(ledger, 'startup')}")
     server.start()
     platform.wait_ready()
     assert platform.probe(ledger, "liveness") == 200
