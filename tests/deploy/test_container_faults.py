@@ -34,9 +34,10 @@ def image() -> str:
     return image_tool.IMAGE
 
 
-@pytest.fixture
-def servers(tmp_path: Path) -> Iterator[Servers]:
-    servers = start_servers(tmp_path, throwaway=True)
+@pytest.fixture(scope="module")
+def servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Servers]:
+    """NATS and PostgreSQL for the module: a test that stops one starts it again."""
+    servers = start_servers(tmp_path_factory.mktemp("servers"), throwaway=True)
     yield servers
     servers.stop()
 
@@ -68,15 +69,17 @@ def test_a_service_started_without_nats_or_postgres_stays_not_ready_and_gets_rea
     server = servers.nats if away == "nats" else servers.postgres
     assert server is not None
     server.stop()
-    # The ledger needs both (its own NATS user and its schema in PostgreSQL); migrations ran before.
-    platform.start(only=["ledger"], migrate=False)
-    ledger = platform.by_name("ledger")
-    # Three readiness periods (15 s): never ready, still running (the kubelet restarts it only when its
-    # startup probe has failed 60 times, 2 minutes).
-    answers = not_ready_for(platform, ledger, probes=3)
+    try:
+        # The ledger needs both (its own NATS user and its schema in PostgreSQL); migrations ran before.
+        platform.start(only=["ledger"], migrate=False)
+        ledger = platform.by_name("ledger")
+        # Three readiness periods (15 s): never ready, still running (the kubelet restarts it only when its
+        # startup probe has failed 60 times, 2 minutes).
+        answers = not_ready_for(platform, ledger, probes=3)
+        print(f"\n{away} away: readiness answered {answers}; its startup probe {platform.probe(ledger, 'startup')}")
+    finally:
+        server.start()  # also for the module's next test
     assert 200 not in answers, answers
-    print(f"\n{away} away: readiness answered {answers}; its startup probe {platform.probe(ledger, 'startup')}")
-    server.start()
     platform.wait_ready()
     assert platform.probe(ledger, "liveness") == 200
 
