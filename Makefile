@@ -11,7 +11,7 @@ export UV_PROJECT_ENVIRONMENT := $(VENV)
 # Byte-code caches make every service start in ~1 s instead of ~4 s; some machines disable them globally.
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: run observe test venv lint typecheck contracts demo bench screens clean
+.PHONY: run observe test venv lint typecheck contracts demo bench screens clean image test-containers
 
 # uv itself comes from PyPI into a tools folder; everything else from the lock file.
 $(UV):
@@ -33,14 +33,33 @@ $(VENV)/.synced-bench: $(VENV)/.synced
 # OBSERVE=1 (or `make observe`): also Prometheus from Debian's `prometheus` package, scraping everything as the
 # cluster's does (docs/operations.md, "On your laptop"). CLUSTER=3: NATS as a three-node JetStream cluster on
 # loopback ports, every stream with three replicas.
+# CONTAINERS=1: every service from the image (`make image`, built first) in a podman container, run as the
+# manifests in deploy/k8s run them, against the same NATS and PostgreSQL (docs/operations.md, "The platform in
+# containers (proven here)").
+ifneq ($(filter-out 0,$(CONTAINERS)),)
+run: image
+	$(PY) -m tools.containers
+else
 run: venv
 	$(PY) -m libs.devservers.stack $(if $(filter-out 0,$(OBSERVE)),--observe) $(if $(CLUSTER),--cluster $(CLUSTER))
+endif
 
 observe: venv
 	$(PY) -m libs.devservers.stack --observe $(if $(CLUSTER),--cluster $(CLUSTER))
 
 test: venv contracts lint typecheck
 	$(PY) -m pytest -q -p no:cacheprovider
+
+# The one image (deploy/Containerfile) with podman: Debian's python3 as the base (made with mmdebstrap, cached
+# under .data/images/), uv from PyPI. BASE_IMAGE=python:3.11-slim UV_IMAGE=ghcr.io/astral-sh/uv:0.13.9 where a
+# registry is reachable.
+image: venv
+	$(PY) -m tools.image
+
+# The image built and the platform played in its containers (tests/deploy/test_containers.py; CI runs it after
+# `make test`). Needs podman, runc and mmdebstrap (as root: apt-get install -y podman runc mmdebstrap).
+test-containers: venv
+	$(PY) -m pytest -q -p no:cacheprovider -m containers tests/deploy/test_containers.py tests/deploy/test_container_faults.py
 
 contracts: venv
 	$(VENV)/bin/lint-imports
