@@ -163,7 +163,9 @@ def test_every_workload_agrees_with_the_code_it_runs(name: str) -> None:
 
 
 def test_production_runs_the_pinned_release_and_dev_the_local_build() -> None:
-    assert platform_image("dev") == f"{PLATFORM_IMAGE}:latest"
+    from tools.image import IMAGE  # what `make image` tags its build with
+
+    assert platform_image("dev") == f"{PLATFORM_IMAGE}:latest" == IMAGE
     repository, _, tag = platform_image("production").rpartition(":")
     assert repository.endswith(f"/{PLATFORM_IMAGE}") and tag and tag != "latest"
 
