@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import uuid
 import warnings
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
@@ -11,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import psycopg
 import pytest
 from fastapi import FastAPI
 from nats.aio.client import Client as NatsClient
@@ -58,6 +60,21 @@ class Infrastructure:
                 # Tests sign up hundreds of players and fire requests as fast as they can, all from one
                 # address: no general or sign-up limit (tests of the limits set their own, tests/*/test_*limits*).
                 "RATE_LIMIT_PER_SECOND": "0", "SIGNUPS_PER_HOUR": "0"}
+
+
+@contextmanager
+def new_database(infra: Infrastructure, prefix: str) -> Iterator[str]:
+    """A new, empty database on the test server, named `prefix` and a random suffix; its URL (dropped afterwards,
+    connections and all)."""
+    name = f"{prefix}_{uuid.uuid4().hex[:10]}"
+    admin_url = infra.database_url.rsplit("/", 1)[0] + "/postgres"
+    with psycopg.connect(admin_url, autocommit=True) as admin:
+        admin.execute(f'CREATE DATABASE "{name}"')
+    try:
+        yield infra.database_url.rsplit("/", 1)[0] + f"/{name}"
+    finally:
+        with psycopg.connect(admin_url, autocommit=True) as admin:
+            admin.execute(f'DROP DATABASE "{name}" WITH (FORCE)')
 
 
 @pytest.fixture(scope="session")

@@ -35,8 +35,8 @@ def session_factory(engine: AsyncEngine) -> async_sessionmaker:  # type: ignore[
     return async_sessionmaker(engine, expire_on_commit=False)
 
 
-def upgrade_service(service: str, database_url: str) -> None:
-    """Apply every Alembic migration of `service` (its folder services/<service>/migrations) to head.
+def upgrade_service(service: str, database_url: str, revision: str = "head") -> None:
+    """Apply the Alembic migrations of `service` (its folder services/<service>/migrations) up to `revision`.
 
     Safe to run from several processes at once: the service's env.py holds an advisory lock throughout.
     """
@@ -47,7 +47,7 @@ def upgrade_service(service: str, database_url: str) -> None:
     config.set_main_option("script_location", str(REPO_ROOT / "services" / service / "migrations"))
     config.set_main_option("sqlalchemy.url", sqlalchemy_url(database_url))
     config.attributes["schema"] = service
-    command.upgrade(config, "head")
+    command.upgrade(config, revision)
 
 
 def upgrade_all(database_url: str) -> None:

@@ -24,17 +24,6 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
-def image() -> str:
-    if reason := image_tool.unavailable():
-        pytest.fail(f"the container tests need podman: {reason}", pytrace=False)
-    try:
-        image_tool.make(REPO_ROOT / ".data")
-    except image_tool.ImageError as error:
-        pytest.fail(str(error), pytrace=False)
-    return image_tool.IMAGE
-
-
-@pytest.fixture(scope="module")
 def servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Servers]:
     """NATS and PostgreSQL for the module: a test that stops one starts it again."""
     servers = start_servers(tmp_path_factory.mktemp("servers"), throwaway=True)

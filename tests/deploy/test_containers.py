@@ -30,18 +30,6 @@ GAMES = ("speedmosaik", "speednova", "speedkoi", "speedspore")
 COMPILERS = ("gcc", "cc", "c++", "g++", "clang", "make", "ld")
 
 
-@pytest.fixture(scope="module")
-def image() -> str:
-    """The image, built (cold the first time, from cached layers after)."""
-    if reason := image_tool.unavailable():
-        pytest.fail(f"the container tests need podman: {reason}", pytrace=False)
-    try:
-        image_tool.make(REPO_ROOT / ".data")
-    except image_tool.ImageError as error:
-        pytest.fail(str(error), pytrace=False)
-    return image_tool.IMAGE
-
-
 def dev_packages() -> set[str]:
     """The distributions of the lock's dev and bench groups, and the two development-server wheels."""
     project = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())

@@ -8,26 +8,22 @@ from __future__ import annotations
 
 import json
 import random
-import uuid
 from collections.abc import AsyncIterator, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-import psycopg
 import pytest
-from alembic import command
-from alembic.config import Config
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from libs.platform.contracts.events import GameMode
-from libs.platform.database import REPO_ROOT, create_engine, session_factory
+from libs.platform.database import REPO_ROOT, create_engine, session_factory, upgrade_service
 from libs.platform.envelope import Event, EventType
 from libs.platform.settings import Settings
 from services.leaderboard.models import SCHEMA, metadata
 from services.leaderboard.projection import _project_unrated, project_finished_game, read_finished_game
 from services.leaderboard.rating_projection import rebuild_ratings
-from tests.conftest import Infrastructure
+from tests.conftest import Infrastructure, new_database
 from tests.leaderboard.conftest import bot, fresh_variant, game_ended, human
 from tools.speed.rebuild_compare import compare_schemas
 from tools.speed.rebuild_leaderboard import IGNORED_COLUMNS, create_fresh_schema, fresh_schema_name
@@ -38,16 +34,8 @@ START = datetime(2026, 11, 20, 18, 0, tzinfo=UTC)
 
 @pytest.fixture
 def database_url(infra: Infrastructure) -> Iterator[str]:
-    """A new, empty database on the test server (dropped afterwards); its URL."""
-    name = f"ratings_{uuid.uuid4().hex[:10]}"
-    admin_url = infra.database_url.rsplit("/", 1)[0] + "/postgres"
-    with psycopg.connect(admin_url, autocommit=True) as admin:
-        admin.execute(f'CREATE DATABASE "{name}"')
-    try:
-        yield infra.database_url.rsplit("/", 1)[0] + f"/{name}"
-    finally:
-        with psycopg.connect(admin_url, autocommit=True) as admin:
-            admin.execute(f'DROP DATABASE "{name}" WITH (FORCE)')
+    with new_database(infra, "ratings") as url:
+        yield url
 
 
 @pytest.fixture
@@ -55,15 +43,6 @@ async def engine(settings: Settings, database_url: str) -> AsyncIterator[AsyncEn
     engine = create_engine(settings.model_copy(update={"database_url": database_url}))
     yield engine
     await engine.dispose()
-
-
-def migrate_leaderboard(database_url: str, revision: str) -> None:
-    """Upgrade the leaderboard's schema to `revision`."""
-    config = Config()
-    config.set_main_option("script_location", str(REPO_ROOT / "services" / "leaderboard" / "migrations"))
-    config.set_main_option("sqlalchemy.url", Settings(database_url=database_url).sqlalchemy_url)
-    config.attributes["schema"] = SCHEMA
-    command.upgrade(config, revision)
 
 
 def golden_ends() -> list[Event]:
@@ -136,13 +115,13 @@ async def test_the_backfill_of_a_database_with_games_writes_what_a_fresh_project
     arrived = events[:]
     random.Random(4).shuffle(arrived)  # the order the consumer at 0003 projected them in is not the rating order
     before, after = arrived[:70], arrived[70:]
-    migrate_leaderboard(database_url, "0003")
+    upgrade_service("leaderboard", database_url, "0003")
     sessions = session_factory(engine)
     for event in before:  # what the service at revision 0003 wrote per game: everything but ratings
         async with sessions() as session, session.begin():
             assert await _project_unrated(session, read_finished_game(event)) is not None
 
-    migrate_leaderboard(database_url, "head")
+    upgrade_service("leaderboard", database_url, "head")
 
     assert await differences_from(engine, await projected_afresh(engine, before)) == []
     async with engine.connect() as connection:
@@ -186,7 +165,7 @@ def team_games(rng: random.Random) -> list[Event]:
 async def test_team_games_rated_by_the_older_rule_are_rated_again_as_a_fresh_projection_does(
         engine: AsyncEngine, database_url: str) -> None:
     events = team_games(random.Random(6))
-    migrate_leaderboard(database_url, "0005")
+    upgrade_service("leaderboard", database_url, "0005")
     sessions = session_factory(engine)
     for event in events:
         async with sessions() as session, session.begin():
@@ -203,6 +182,6 @@ async def test_team_games_rated_by_the_older_rule_are_rated_again_as_a_fresh_pro
     fresh = await projected_afresh(engine, events)
     assert await differences_from(engine, fresh) != []
 
-    migrate_leaderboard(database_url, "head")
+    upgrade_service("leaderboard", database_url, "head")
 
     assert await differences_from(engine, fresh) == []

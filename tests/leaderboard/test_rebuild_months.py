@@ -15,21 +15,18 @@ from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-import psycopg
 import pytest
-from alembic import command
-from alembic.config import Config
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from libs.devservers.nats_server import NatsServer, create_platform_streams
-from libs.platform.database import REPO_ROOT, create_engine, session_factory, upgrade_all
+from libs.platform.database import create_engine, session_factory, upgrade_all, upgrade_service
 from libs.platform.envelope import Event, EventType, utc_stamp
 from libs.platform.settings import Settings
 from services.leaderboard.projection import project_finished_game, read_finished_game
 from services.table.archive import store_events
 from services.table.archive_months import detach_month
-from tests.conftest import Infrastructure
+from tests.conftest import Infrastructure, new_database
 from tests.leaderboard.conftest import bot, game_ended, human
 from tools.speed.cli import main as speed
 from tools.speed.rebuild_log import archived_ends
@@ -49,21 +46,15 @@ class Archive:
 @pytest.fixture
 async def archive(infra: Infrastructure, settings: Settings, tmp_path: Path) -> AsyncIterator[Archive]:
     nats_server = NatsServer(tmp_path / "nats").start()
-    name = f"months_{uuid.uuid4().hex[:10]}"
-    admin_url = infra.database_url.rsplit("/", 1)[0] + "/postgres"
-    with psycopg.connect(admin_url, autocommit=True) as admin:
-        admin.execute(f'CREATE DATABASE "{name}"')
-    database_url = infra.database_url.rsplit("/", 1)[0] + f"/{name}"
-    engine = create_engine(settings.model_copy(update={"database_url": database_url}))
-    try:
-        await asyncio.to_thread(upgrade_all, database_url)
-        await asyncio.to_thread(create_platform_streams, nats_server.url)
-        yield Archive(database_url=database_url, nats_url=nats_server.url, engine=engine)
-    finally:
-        await engine.dispose()
-        nats_server.stop()
-        with psycopg.connect(admin_url, autocommit=True) as admin:
-            admin.execute(f'DROP DATABASE "{name}" WITH (FORCE)')
+    with new_database(infra, "months") as database_url:
+        engine = create_engine(settings.model_copy(update={"database_url": database_url}))
+        try:
+            await asyncio.to_thread(upgrade_all, database_url)
+            await asyncio.to_thread(create_platform_streams, nats_server.url)
+            yield Archive(database_url=database_url, nats_url=nats_server.url, engine=engine)
+        finally:
+            await engine.dispose()
+            nats_server.stop()
 
 
 def started(game_id: str, at: datetime) -> Event:
@@ -145,18 +136,14 @@ async def test_a_month_whose_tables_were_dropped_stops_the_rebuild_with_its_name
 
 async def test_an_archive_not_kept_by_month_yet_is_read_as_one_table(infra: Infrastructure, settings: Settings) -> None:
     """Before the table's migration 0003 the archive is one table without months: nothing is detached."""
-    name = f"months_{uuid.uuid4().hex[:10]}"
-    admin_url = infra.database_url.rsplit("/", 1)[0] + "/postgres"
-    with psycopg.connect(admin_url, autocommit=True) as admin:
-        admin.execute(f'CREATE DATABASE "{name}"')
-    database_url = infra.database_url.rsplit("/", 1)[0] + f"/{name}"
+    with new_database(infra, "months") as database_url:
+        await _read_an_archive_not_kept_by_month(settings, database_url)
+
+
+async def _read_an_archive_not_kept_by_month(settings: Settings, database_url: str) -> None:
     engine = create_engine(settings.model_copy(update={"database_url": database_url}))
     try:
-        config = Config()
-        config.set_main_option("script_location", str(REPO_ROOT / "services" / "table" / "migrations"))
-        config.set_main_option("sqlalchemy.url", Settings(database_url=database_url).sqlalchemy_url)
-        config.attributes["schema"] = "table"
-        await asyncio.to_thread(command.upgrade, config, "0002")
+        await asyncio.to_thread(upgrade_service, "table", database_url, "0002")
         end = game_ended([human("Anna"), bot("easy")], scores=[3, 1], places=[1, 2], points=[30, 10], n=2)
         async with engine.begin() as connection:
             await connection.execute(text(
@@ -169,5 +156,3 @@ async def test_an_archive_not_kept_by_month_yet_is_read_as_one_table(infra: Infr
         assert ([item.event.game_id for item in stored], detached) == ([end.game_id], [])
     finally:
         await engine.dispose()
-        with psycopg.connect(admin_url, autocommit=True) as admin:
-            admin.execute(f'DROP DATABASE "{name}" WITH (FORCE)')

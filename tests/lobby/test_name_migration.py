@@ -3,7 +3,6 @@ their accounts, and only the first of them owns the skeleton."""
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Iterator
 
 import psycopg
@@ -13,21 +12,13 @@ from alembic.config import Config
 
 from libs.platform.database import REPO_ROOT
 from libs.platform.settings import Settings
-from tests.conftest import Infrastructure
+from tests.conftest import Infrastructure, new_database
 
 
 @pytest.fixture
 def fresh_database(infra: Infrastructure) -> Iterator[str]:
-    """A new, empty database on the test server (dropped afterwards); its URL."""
-    name = f"names_{uuid.uuid4().hex[:10]}"
-    admin_url = infra.database_url.rsplit("/", 1)[0] + "/postgres"
-    with psycopg.connect(admin_url, autocommit=True) as admin:
-        admin.execute(f'CREATE DATABASE "{name}"')
-    try:
-        yield infra.database_url.rsplit("/", 1)[0] + f"/{name}"
-    finally:
-        with psycopg.connect(admin_url, autocommit=True) as admin:
-            admin.execute(f'DROP DATABASE "{name}" WITH (FORCE)')
+    with new_database(infra, "names") as url:
+        yield url
 
 
 def migrate_lobby(database_url: str, revision: str) -> None:

@@ -34,7 +34,7 @@ from services.table.archive import archived_events, store_events
 from services.table.archive_months import MonthRefused, add_months, attached_months, detach_month, month_of
 from services.table.team_archive import archived_team_events, store_team_events
 from tests.clocks import ShiftedClock
-from tests.conftest import TEST_AUTH_SECRET, Infrastructure, running_app
+from tests.conftest import TEST_AUTH_SECRET, Infrastructure, new_database, running_app
 from tests.game_facts import consumer_is_done
 from tools.speed.cli import main as speed
 
@@ -62,16 +62,8 @@ def team_row(event: Event, seq: int) -> dict[str, Any]:
 # ---- the migration ------------------------------------------------------------------------------------------
 @pytest.fixture
 def fresh_database(infra: Infrastructure) -> Iterator[str]:
-    """A new, empty database on the test server (dropped afterwards); its URL."""
-    name = f"months_{uuid.uuid4().hex[:10]}"
-    admin_url = infra.database_url.rsplit("/", 1)[0] + "/postgres"
-    with psycopg.connect(admin_url, autocommit=True) as admin:
-        admin.execute(f'CREATE DATABASE "{name}"')
-    try:
-        yield infra.database_url.rsplit("/", 1)[0] + f"/{name}"
-    finally:
-        with psycopg.connect(admin_url, autocommit=True) as admin:
-            admin.execute(f'DROP DATABASE "{name}" WITH (FORCE)')
+    with new_database(infra, "months") as url:
+        yield url
 
 
 def migrate_table(database_url: str, revision: str, *, down: bool = False) -> None:
