@@ -50,7 +50,7 @@ def new_player(browser: Any, web_platform: WebPlatform, name: str, shots: bool =
     `confirm_moves`: the player has switched "Züge bestätigen" on (a click on the board opens the move bar and
     "Zug ausführen" makes the move), as the tests that look at the bar need; off, the page's default, a move goes
     out at its first click unless the preview warns."""
-    context = browser.new_context(viewport=viewport or DESKTOP, locale="de-DE")
+    context = browser.new_context(viewport=viewport or DESKTOP, locale="de-DE", reduced_motion="reduce")
     if confirm_moves:  # as if switched on in the menu before; a later click in the menu still counts
         context.add_init_script(f"if (window.localStorage.getItem('{CONFIRM_KEY}') === null)"
                                 f" window.localStorage.setItem('{CONFIRM_KEY}', '1');")
